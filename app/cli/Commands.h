@@ -1,0 +1,29 @@
+#pragma once
+/// \file lattice-cli commands. Each takes the arguments after the command name and returns the
+/// process exit code (0 ok, 1 bad input with one line per diagnostic on stderr, 2 usage).
+
+#include <string>
+#include <vector>
+
+namespace lattice {
+class Model;
+}
+
+namespace lattice::cli {
+
+struct ParsedArgs;
+
+int runTrace(const std::vector<std::string>& args);
+int runInfo(const std::vector<std::string>& args);
+int runSaveExample(const std::vector<std::string>& args);
+int runLower(const std::vector<std::string>& args);
+int runValidate(const std::vector<std::string>& args);
+
+/// Prints "lattice-cli: <message>" to stderr and returns the code.
+int fail(int code, const std::string& message);
+
+/// `--weights FILE [--allow-partial]`: replaces `model`'s weights from a checkpoint; a partial
+/// checkpoint's issues go to stderr as warnings. Returns 0 or the exit code (already reported).
+int applyWeights(const ParsedArgs& parsed, Model& model);
+
+} // namespace lattice::cli

@@ -1,0 +1,66 @@
+// lattice-cli: the headless front end of Lattice Studio.
+#include "CliArgs.h"
+#include "Commands.h"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* const kUsage = R"(usage: lattice-cli <command> [options]
+
+commands:
+  trace MODEL [--format fx|tabular|json] [--leaf PATH]... [--expand PATH]... [WEIGHTS]
+        trace MODEL into one flat FX graph and print it
+  info MODEL [WEIGHTS]
+        modules, leaves, parameters and bytes, node counts by op
+  save-example NAME DIR
+        write a built-in example as an .ltfx archive
+  lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
+        [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
+        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
+        [--output-name NAME]... [--no-validate] [WEIGHTS]
+        lower MODEL to a lattice artifact (graph.mlir + weights.safetensors); the
+        archive's example inputs and lowering options are the defaults
+  validate PATH...
+        check an artifact directory (graph.mlir + weights.safetensors) or a lone
+        .mlir against every lattice dialect rule; diagnostics are printed as
+        file:line:col: error: message, exit code 1 when any path is invalid
+
+MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
+example:sparse_resunet42, example:chain:N.
+WEIGHTS is --weights FILE [--allow-partial]: replace MODEL's weights from a .safetensors file or
+a torch.save'd state_dict; a checkpoint with missing, unexpected or mismatched keys is refused
+unless --allow-partial (then the matching tensors are applied and the rest reported).
+
+exit codes: 0 ok, 1 bad input, 2 usage
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kUsage;
+    return lattice::cli::ExitUsage;
+  }
+  const std::string command = args.front();
+  args.erase(args.begin());
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << kUsage;
+    return lattice::cli::ExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "lattice-cli 0.1.0\n";
+    return lattice::cli::ExitOk;
+  }
+  if (command == "trace") return lattice::cli::runTrace(args);
+  if (command == "info") return lattice::cli::runInfo(args);
+  if (command == "save-example") return lattice::cli::runSaveExample(args);
+  if (command == "lower") return lattice::cli::runLower(args);
+  if (command == "validate") return lattice::cli::runValidate(args);
+  std::cerr << "lattice-cli: unknown command '" << command << "'\n\n" << kUsage;
+  return lattice::cli::ExitUsage;
+}

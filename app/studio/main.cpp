@@ -1,0 +1,113 @@
+// lattice-studio: the desktop application. `lattice-studio [PATH | example:NAME]` opens a model
+// (default example:sparse_resunet42); `--step N` steps the interpreter N nodes once it is
+// loaded; `--screenshot FILE.png` waits for the graph layout, renders the main window into the
+// PNG and exits (0, or 1 with a message when loading, tracing or writing fails).
+
+#include "MainWindow.h"
+#include "StudioSession.h"
+#include "graph/GraphWidget.h"
+#include "panels/Panels.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QScreen>
+#include <QTimer>
+
+#include <cstdio>
+
+using lattice::studio::GraphWidget;
+using lattice::studio::MainWindow;
+using lattice::studio::StudioSession;
+
+namespace {
+
+void fail(const QString& message) {
+  std::fprintf(stderr, "lattice-studio: %s\n", qPrintable(message));
+  QCoreApplication::exit(1);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName(QStringLiteral("Lattice"));
+  QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio"));
+  QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Lattice Studio: inspect, step through and export lattice lowerings"));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(
+      QStringLiteral("model"),
+      QStringLiteral("an .ltfx directory or example:NAME (default example:sparse_resunet42)"));
+  const QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("render the main window into FILE.png once laid out, then exit"),
+      QStringLiteral("FILE.png"));
+  const QCommandLineOption step(QStringLiteral("step"),
+                                QStringLiteral("step the interpreter N nodes after loading"),
+                                QStringLiteral("N"));
+  parser.addOption(screenshot);
+  parser.addOption(step);
+  parser.process(app);
+
+  const QStringList positional = parser.positionalArguments();
+  if (positional.size() > 1) {
+    std::fprintf(stderr, "lattice-studio: expected at most one model, got %lld\n",
+                 static_cast<long long>(positional.size()));
+    return 2;
+  }
+  const QString reference =
+      positional.isEmpty() ? QStringLiteral("example:sparse_resunet42") : positional.front();
+  int steps = 0;
+  if (parser.isSet(step)) {
+    bool ok = false;
+    steps = parser.value(step).toInt(&ok);
+    if (!ok || steps < 0) {
+      std::fprintf(stderr, "lattice-studio: --step expects a non-negative integer, got '%s'\n",
+                   qPrintable(parser.value(step)));
+      return 2;
+    }
+  }
+  const QString screenshotPath = parser.value(screenshot);
+  // Screenshots are reproducible: they neither see nor change the user's saved window layout.
+  if (!screenshotPath.isEmpty()) QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio Screenshot"));
+
+  MainWindow window;
+  // The panels (module tree, inspector, interpreter with diagnostics, MLIR) as docks, and the
+  // export dialog behind File ▸ Export Artifact….
+  lattice::studio::installPanels(window);
+  StudioSession* session = window.session();
+  GraphWidget* graph = window.graphWidget();
+
+  QObject::connect(session, &StudioSession::modelLoaded, &window, [session, steps] {
+    if (steps <= 0) return;
+    session->startInterpreter();
+    for (int i = 0; i < steps && session->interpreterState() == StudioSession::InterpreterState::Paused; ++i)
+      session->step();
+  });
+
+  if (!screenshotPath.isEmpty()) {
+    QObject::connect(session, &StudioSession::modelLoadFailed, &app, [](const QString& m) { fail(m); });
+    QObject::connect(session, &StudioSession::traceFailed, &app, [](const QString& m) { fail(m); });
+    QObject::connect(graph, &GraphWidget::layoutFailed, &app, [](const QString& m) { fail(m); });
+    QObject::connect(graph, &GraphWidget::layoutFinished, &app, [&window, screenshotPath] {
+      // Let the view settle (overlays, minimap render) before grabbing.
+      QTimer::singleShot(600, &window, [&window, screenshotPath] {
+        if (!window.grab().save(screenshotPath, "PNG")) {
+          fail(QStringLiteral("cannot write '%1'").arg(screenshotPath));
+          return;
+        }
+        QCoreApplication::exit(0);
+      });
+    });
+    QTimer::singleShot(300000, &app, [] { fail(QStringLiteral("timed out waiting for the layout")); });
+  }
+
+  if (!screenshotPath.isEmpty()) window.setGeometry(QGuiApplication::primaryScreen()->availableGeometry());
+  window.show();
+  window.openModel(reference);
+  return app.exec();
+}

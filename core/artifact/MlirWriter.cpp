@@ -1,0 +1,352 @@
+// MlirModuleWriter: schema-checked op records rendered to the writer form (format spec sec. 3,
+// 6, 8, 9). Values are printed by MlirAttributes; this file owns layout, operand/attribute
+// order, the three assembly styles and SSA naming. It does not verify semantics beyond what
+// the schema says (shapes, dtypes and sparse rules are the verifier's job).
+
+#include "artifact/MlirWriter.h"
+
+#include "artifact/MlirTypes.h"
+
+#include <algorithm>
+
+namespace lattice {
+namespace {
+
+constexpr std::size_t kHeaderLines = 10; // "module attributes {", 7 attributes, "} {", "func.func"
+
+bool isLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+bool hasControlCharacter(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+bool isInputRole(std::string_view role) {
+  return role == "tensor" || role == "sparse_coords" || role == "sparse_features" || role == "sparse_active";
+}
+
+std::string quoteName(std::string_view text) {
+  return "'" + printableForMessage(text) + "'";
+}
+
+void appendJoinedNames(std::string& out, const std::vector<MlirValue>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += '%';
+    out += values[i].name;
+  }
+}
+
+void appendJoinedTypes(std::string& out, const std::vector<MlirValue>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += values[i].type;
+  }
+}
+
+} // namespace
+
+std::string normalizeSsaStem(std::string_view stem) {
+  std::string out(stem);
+  std::replace(out.begin(), out.end(), '.', '_');
+  return out;
+}
+
+bool isValidSsaName(std::string_view name) {
+  if (name.empty()) return false;
+  if (std::all_of(name.begin(), name.end(), isDigit)) return true;
+  auto isIdChar = [](char c) { return isLetter(c) || c == '$' || c == '.' || c == '_' || c == '-'; };
+  if (!isIdChar(name[0])) return false;
+  return std::all_of(name.begin() + 1, name.end(), [&](char c) { return isIdChar(c) || isDigit(c); });
+}
+
+bool isValidSymbolName(std::string_view symbol) {
+  if (symbol.empty() || !(isLetter(symbol[0]) || symbol[0] == '_')) return false;
+  return std::all_of(symbol.begin() + 1, symbol.end(),
+                     [](char c) { return isLetter(c) || isDigit(c) || c == '_' || c == '$' || c == '.'; });
+}
+
+std::string MlirModuleWriter::uniqueName(std::string_view stem) {
+  std::string name = normalizeSsaStem(stem);
+  std::size_t& count = m_nameCounts[name];
+  if (count > 0) name += std::to_string(count);
+  ++count;
+  return name;
+}
+
+Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::string type, std::string role) {
+  const std::string stem = normalizeSsaStem(name);
+  if (!isValidSsaName(stem)) return makeError("invalid ssa name " + quoteName(name) + " for function argument");
+  if (!isInputRole(role)) {
+    return makeError("function argument " + quoteName(name) + ": unknown input role " + quoteName(role));
+  }
+  if (!valueTypeOf(type) || hasControlCharacter(type)) {
+    return makeError("function argument " + quoteName(name) + ": expected a tensor or lattice type, got " +
+                     quoteName(type));
+  }
+  MlirValue value{uniqueName(stem), std::move(type)};
+  m_defined.insert(value.name);
+  m_arguments.push_back({value, std::move(role)});
+  return value;
+}
+
+Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
+  const SchemaOp* schema = dialectSchema().findOp(record.op);
+  if (!schema) return makeError("unknown lattice op " + quoteName(record.op));
+
+  // Result stems first: they name the op in every later message.
+  std::vector<std::string> stems(schema->results.size());
+  for (std::size_t i = 0; i < stems.size(); ++i) {
+    const bool given = i < record.resultStems.size() && !record.resultStems[i].empty();
+    stems[i] = normalizeSsaStem(given ? std::string_view(record.resultStems[i])
+                                      : std::string_view(schema->pythonName));
+  }
+  const std::string context = "lattice." + schema->name + " " + quoteName(stems[0]);
+  for (const std::string& stem : stems) {
+    if (!isValidSsaName(stem)) return makeError(context + ": invalid ssa name " + quoteName(stem));
+  }
+  if (record.resultStems.size() > schema->results.size()) {
+    return makeError(context + ": " + std::to_string(record.resultStems.size()) + " result names for " +
+                     std::to_string(schema->results.size()) + " results");
+  }
+  if (record.resultTypes.size() != schema->results.size()) {
+    return makeError(context + ": expected " + std::to_string(schema->results.size()) +
+                     " result types, got " + std::to_string(record.resultTypes.size()));
+  }
+  for (std::size_t i = 0; i < schema->results.size(); ++i) {
+    const std::string& type = record.resultTypes[i];
+    if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
+      return makeError(context + ": result '" + schema->results[i].name + "' expects a " +
+                       std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
+    }
+  }
+
+  // Operands: the SSA operands of the schema in order, optional ones trailing.
+  std::vector<const SchemaOperand*> ssaOperands;
+  std::size_t required = 0;
+  for (const SchemaOperand& operand : schema->operands) {
+    if (operand.kind != SchemaOperandKind::Ssa) continue;
+    ssaOperands.push_back(&operand);
+    if (!operand.optional) required = ssaOperands.size();
+  }
+  if (record.operands.size() < required || record.operands.size() > ssaOperands.size()) {
+    return makeError(context + ": expected " + std::to_string(required) +
+                     (required == ssaOperands.size() ? "" : " to " + std::to_string(ssaOperands.size())) +
+                     " operands, got " + std::to_string(record.operands.size()));
+  }
+  for (std::size_t i = 0; i < record.operands.size(); ++i) {
+    const MlirValue& value = record.operands[i];
+    const SchemaOperand& operand = *ssaOperands[i];
+    if (m_defined.count(value.name) == 0) {
+      return makeError(context + ": operand '" + operand.name + "' uses undefined value %" +
+                       printableForMessage(value.name));
+    }
+    if (valueTypeOf(value.type) != operand.type) {
+      return makeError(context + ": operand '" + operand.name + "' expects a " +
+                       std::string(schemaName(operand.type)) + " value, got " + quoteName(value.type));
+    }
+  }
+  const bool isWeight = schema->assembly == SchemaAssembly::Weight;
+  if (isWeight && !isValidSymbolName(record.symbol))
+    return makeError(context + ": invalid weight symbol " + quoteName(record.symbol));
+  if (!isWeight && !record.symbol.empty()) return makeError(context + ": only lattice.weight takes a symbol");
+
+  // Attributes in schema order (sec. 8).
+  for (std::size_t i = 0; i < record.attributes.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (record.attributes[i].name == record.attributes[j].name)
+        return makeError(context + ": duplicate attribute " + quoteName(record.attributes[i].name));
+    }
+  }
+  std::string attrDict;
+  for (const SchemaOpAttribute& attr : schema->attributes) {
+    const auto given = std::find_if(record.attributes.begin(), record.attributes.end(),
+                                    [&](const NamedAttr& a) { return a.name == attr.name; });
+    std::string text;
+    if (given != record.attributes.end()) {
+      Expected<std::string> formatted = formatAttrValue(attr.kind, given->value);
+      if (!formatted) return makeError(context + ": attribute '" + attr.name + "': " + formatted.message());
+      text = std::move(*formatted);
+    } else if (attr.name == "accumulation") {
+      text = "\"canonical_f32\"";
+    } else if (attr.required) {
+      return makeError(context + ": missing required attribute '" + attr.name + "'");
+    } else {
+      continue;
+    }
+    attrDict += attrDict.empty() ? "{" : ", ";
+    attrDict += attr.name;
+    attrDict += " = ";
+    attrDict += text;
+  }
+  if (!attrDict.empty()) attrDict += '}';
+
+  // Everything is valid: name the results and render the line (sec. 6).
+  EmittedOp emitted;
+  emitted.op = schema->name;
+  for (std::size_t i = 0; i < stems.size(); ++i) {
+    emitted.results.push_back({uniqueName(stems[i]), record.resultTypes[i]});
+    m_defined.insert(emitted.results.back().name);
+  }
+  std::string& line = emitted.text;
+  appendJoinedNames(line, emitted.results);
+  line += " = lattice.";
+  line += schema->name;
+  switch (schema->assembly) {
+  case SchemaAssembly::Weight:
+    line += " @";
+    line += record.symbol;
+    line += ' ';
+    line += attrDict;
+    line += " : ";
+    line += emitted.results[0].type;
+    break;
+  case SchemaAssembly::Decompose:
+    line += ' ';
+    appendJoinedNames(line, record.operands);
+    line += " : ";
+    appendJoinedTypes(line, record.operands);
+    line += " -> (";
+    appendJoinedTypes(line, emitted.results);
+    line += ')';
+    break;
+  case SchemaAssembly::Functional:
+    // With no attributes the dict is empty text, which leaves two spaces before ':' (sec. 6.1).
+    line += ' ';
+    appendJoinedNames(line, record.operands);
+    line += ' ';
+    line += attrDict;
+    line += " : (";
+    appendJoinedTypes(line, record.operands);
+    line += ") -> ";
+    line += emitted.results[0].type;
+    break;
+  }
+  std::vector<MlirValue> results = emitted.results;
+  m_ops.push_back(std::move(emitted));
+  return results;
+}
+
+Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<std::string> names,
+                                   std::vector<std::string> roles) {
+  if (values.empty()) return makeError("return needs at least one value");
+  for (const MlirValue& value : values) {
+    if (m_defined.count(value.name) == 0)
+      return makeError("return uses undefined value %" + printableForMessage(value.name));
+    if (!valueTypeOf(value.type) || hasControlCharacter(value.type))
+      return makeError("return value %" + value.name + " has invalid type " + quoteName(value.type));
+  }
+  if (!names.empty() && names.size() != values.size())
+    return makeError("output names must match the number of artifact outputs");
+  if (!roles.empty() && roles.size() != values.size())
+    return makeError("output roles must match the number of artifact outputs");
+  if (names.empty()) {
+    for (const MlirValue& value : values)
+      names.push_back(value.name);
+  }
+  if (roles.empty()) {
+    for (const MlirValue& value : values) {
+      roles.push_back(valueTypeOf(value.type) == SchemaValueType::SparseTensor ? "sparse_tensor" : "tensor");
+    }
+  }
+  for (const std::vector<std::string>* list : {&names, &roles}) {
+    for (const std::string& item : *list) {
+      if (hasControlCharacter(item))
+        return makeError("output name or role " + quoteName(item) + " contains a control character");
+    }
+  }
+  m_returnValues = std::move(values);
+  m_outputNames = std::move(names);
+  m_outputRoles = std::move(roles);
+  return {};
+}
+
+Expected<std::string> MlirModuleWriter::str() const {
+  if (m_returnValues.empty()) return makeError("mlir module has no return values");
+  return render();
+}
+
+std::string MlirModuleWriter::partialText() const { return render(); }
+
+std::string MlirModuleWriter::render() const {
+  // Before setReturn() (partialText): the result type is `?` and the text ends after the last op.
+  const bool complete = !m_returnValues.empty();
+  std::vector<std::string> inputNames;
+  std::vector<std::string> inputRoles;
+  for (const MlirArgument& argument : m_arguments) {
+    inputNames.push_back(argument.value.name);
+    inputRoles.push_back(argument.role);
+  }
+  std::string resultTypes;
+  appendJoinedTypes(resultTypes, m_returnValues);
+  if (m_returnValues.size() > 1) resultTypes = "(" + resultTypes + ")";
+  if (!complete) resultTypes = "?";
+
+  std::size_t size = 1024 + resultTypes.size() * 2;
+  for (const MlirArgument& argument : m_arguments)
+    size += argument.value.name.size() * 2 + argument.value.type.size() + 32;
+  for (const EmittedOp& op : m_ops)
+    size += op.text.size() + 5;
+
+  std::string out;
+  out.reserve(size);
+  out += "module attributes {\n";
+  out += "  lattice.ir_version = " + std::to_string(kDialectIrVersion) + ",\n";
+  out += "  lattice.schema_digest = \"" + schemaDigest() + "\",\n";
+  out += "  lattice.input_names = " + formatStringArray(inputNames) + ",\n";
+  out += "  lattice.input_roles = " + formatStringArray(inputRoles) + ",\n";
+  out += "  lattice.output_names = " + formatStringArray(m_outputNames) + ",\n";
+  out += "  lattice.output_roles = " + formatStringArray(m_outputRoles) + ",\n";
+  out += "  lattice.weight_file = \"weights.safetensors\"\n";
+  out += "} {\n";
+  out += "  func.func @forward(\n";
+  out += "    ";
+  for (std::size_t i = 0; i < m_arguments.size(); ++i) {
+    if (i > 0) out += ",\n    ";
+    out += '%';
+    out += m_arguments[i].value.name;
+    out += ": ";
+    out += m_arguments[i].value.type;
+  }
+  out += "\n  ) -> ";
+  out += resultTypes;
+  out += " {\n";
+  for (std::size_t i = 0; i < m_ops.size(); ++i) {
+    if (i > 0) out += '\n';
+    out += "    ";
+    out += m_ops[i].text;
+  }
+  if (!complete) {
+    if (m_ops.empty()) out.pop_back(); // end on the `) -> ? {` line, as after an op, without a newline
+    return out;
+  }
+  out += "\n    return ";
+  appendJoinedNames(out, m_returnValues);
+  out += " : ";
+  appendJoinedTypes(out, m_returnValues);
+  out += "\n  }\n}\n";
+  return out;
+}
+
+std::size_t MlirModuleWriter::argumentLine(std::size_t index) const {
+  return kHeaderLines + 1 + index;
+}
+
+std::size_t MlirModuleWriter::opLine(std::size_t index) const {
+  // Arguments take at least one line (an empty argument list leaves a line of 4 spaces), then
+  // the ") -> ..." line.
+  return kHeaderLines + std::max<std::size_t>(1, m_arguments.size()) + 2 + index;
+}
+
+std::size_t MlirModuleWriter::returnLine() const {
+  return opLine(0) + std::max<std::size_t>(1, m_ops.size());
+}
+
+} // namespace lattice

@@ -1,0 +1,153 @@
+#pragma once
+/// \file MlirModuleWriter: builds `graph.mlir` in the writer form (format spec sec. 3-9), byte for
+/// byte what the reference text builder (lattice_contract MLIRModuleBuilder) prints.
+///
+/// Usage (what a lowering does):
+/// \code
+///   MlirModuleWriter w;
+///   auto coords = w.addArgument("x_coords", std::string(kCoordsTensorType), "sparse_coords");
+///   ...
+///   OpRecord make;
+///   make.op = "sparse.make";
+///   make.operands = {*coords, *features, *active};
+///   make.attributes = {{"stride", I64Array{1, 1, 1}}, {"coord_order", "batch_x_y_z"}};
+///   make.resultStems = {"x"};
+///   make.resultTypes = {sparseTensorType("f32")};
+///   Expected<std::vector<MlirValue>> x = w.addOp(make);   // x->at(0).name == "x"
+///   ...
+///   w.setReturn({head});
+///   Expected<std::string> text = w.str();
+/// \endcode
+///
+/// Each op is validated and rendered to its line when added, so str() is a concatenation and the
+/// whole build is linear in the output size. Names are uniqued with one counter map (sec. 9).
+
+#include "artifact/MlirAttributes.h"
+#include "support/Expected.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace lattice {
+
+/// An SSA value: its name without `%` (already uniqued) and its type text.
+struct MlirValue {
+  std::string name;
+  std::string type;
+};
+
+/// One op to emit. Names without the `lattice.` prefix and `%`/`@` sigils.
+struct OpRecord {
+  /// Schema op name, e.g. `conv3d`, `sparse.make`, `weight`.
+  std::string op;
+  /// SSA operands in schema order. Optional operands (bias, target) are all trailing in the
+  /// schema: omit them from the end when absent. Each must be a value this writer defined.
+  std::vector<MlirValue> operands;
+  /// `lattice.weight` only: the `@sym_name` (must match `[A-Za-z_][A-Za-z0-9_$.]*`).
+  std::string symbol;
+  /// Attributes in any order; printed in schema order (sec. 8.2). Names that are not schema
+  /// attributes of the op are ignored (sec. 8.1). A missing `accumulation` prints as
+  /// `"canonical_f32"`; any other missing required attribute is an error.
+  std::vector<NamedAttr> attributes;
+  /// Per schema result: the requested name stem (`.` becomes `_`), or "" (or absent) for the
+  /// default stem, the op's python_name. Decompose: {"", "n_features_in", "n_active"} gives
+  /// `%sparse_decompose, %n_features_in, %n_active`; {"p", "p", "p"} gives `%p, %p1, %p2`.
+  std::vector<std::string> resultStems;
+  /// One type text per schema result (decompose: 3; every other op: 1).
+  std::vector<std::string> resultTypes;
+};
+
+/// An op as emitted.
+struct EmittedOp {
+  std::string op;                 ///< schema op name
+  std::vector<MlirValue> results; ///< uniqued result names and types
+  std::string text;               ///< the body line without its 4-space indent and newline
+};
+
+/// A function argument as emitted.
+struct MlirArgument {
+  MlirValue value;  ///< uniqued name (also its `lattice.input_names` entry) and type
+  std::string role; ///< `tensor`, `sparse_coords`, `sparse_features` or `sparse_active`
+};
+
+/// Builds one lattice module with a single `func.func @forward`.
+class MlirModuleWriter {
+public:
+  /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)
+  /// with `role` (sec. 3.2). Errors: invalid SSA name, unknown role, type not a tensor or
+  /// lattice type.
+  Expected<MlirValue> addArgument(std::string_view name, std::string type, std::string role = "tensor");
+
+  /// Validates `record` against the schema, names its results and renders its line. Returns
+  /// the results (its index is opCount() - 1). Errors name the op and its first result stem; on
+  /// error nothing is emitted and no name counter advances.
+  Expected<std::vector<MlirValue>> addOp(const OpRecord& record);
+
+  /// Sets (or replaces) the returned values. `names` default to the values' SSA names and `roles`
+  /// to `sparse_tensor` for `!lattice.sparse_tensor` values and `tensor` otherwise (sec. 3.2).
+  /// Errors: no values, a value not defined here, names/roles of another length, names or
+  /// roles with control characters.
+  Status setReturn(std::vector<MlirValue> values, std::vector<std::string> names = {},
+                   std::vector<std::string> roles = {});
+
+  /// The sec. 9 counter: normalizes `stem` (`.`→`_`), returns `stem`, `stem1`, `stem2`, ... on
+  /// successive calls. addArgument and addOp call it themselves; call it directly only to
+  /// reserve a name without emitting anything (it advances the shared counter).
+  std::string uniqueName(std::string_view stem);
+
+  /// The whole `graph.mlir` text (sec. 3), ending in a single `\n`. Error: no return set.
+  Expected<std::string> str() const;
+
+  /// The text built so far, for live views: str()'s layout (argumentLine/opLine hold for it)
+  /// without the need for a return. Until setReturn() the output names and roles print as
+  /// `[]`, the result type as `?`, and the text ends with the last op's line (or the `) -> ? {`
+  /// line while there is no op) without a newline: no `return` or closing lines. Afterwards it
+  /// equals str().
+  std::string partialText() const;
+
+  /// Emitted arguments, in order.
+  const std::vector<MlirArgument>& arguments() const { return m_arguments; }
+  /// Emitted ops, in order.
+  const std::vector<EmittedOp>& ops() const { return m_ops; }
+  /// Number of emitted ops.
+  std::size_t opCount() const { return m_ops.size(); }
+  /// Returned values (empty until setReturn()).
+  const std::vector<MlirValue>& returnValues() const { return m_returnValues; }
+  /// True once setReturn() succeeded.
+  bool hasReturn() const { return !m_returnValues.empty(); }
+
+  /// 1-based line of argument `index` in the current str() (lines move when arguments are added
+  /// later, so ask after the module is complete).
+  std::size_t argumentLine(std::size_t index) const;
+  /// 1-based line of op `index` in the current str(); for FX node ↔ MLIR provenance.
+  std::size_t opLine(std::size_t index) const;
+  /// 1-based line of the `return` in the current str().
+  std::size_t returnLine() const;
+
+private:
+  /// str() without the return check (partialText when there is no return).
+  std::string render() const;
+
+  std::unordered_map<std::string, std::size_t> m_nameCounts;
+  std::unordered_set<std::string> m_defined; // every SSA name defined so far
+  std::vector<MlirArgument> m_arguments;
+  std::vector<EmittedOp> m_ops;
+  std::vector<MlirValue> m_returnValues;
+  std::vector<std::string> m_outputNames;
+  std::vector<std::string> m_outputRoles;
+};
+
+/// `.` replaced by `_` (sec. 9 step 2).
+std::string normalizeSsaStem(std::string_view stem);
+
+/// True when `name` is an MLIR suffix-id: `[0-9]+` or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`.
+bool isValidSsaName(std::string_view name);
+
+/// True when `symbol` matches `[A-Za-z_][A-Za-z0-9_$.]*` (hazard H3).
+bool isValidSymbolName(std::string_view symbol);
+
+} // namespace lattice

@@ -1,0 +1,198 @@
+// Module lowerings, part 3 (lowering.md §3.2, §3.3): the "feature op" pattern (sparse decompose →
+// dense op → with_features) and the modules built on it: BatchNorm, LayerNorm, RMSNorm and the
+// seven activations, plus the builder's public activation() helper. Dense inputs skip the
+// decompose and with_features steps. The decompose's features are typed with the builder's
+// input dtype, not the value's (Appendix B.3).
+
+#include "artifact/LoweringSupport.h"
+
+#include "artifact/MlirTypes.h"
+#include "artifact/Names.h"
+
+namespace lattice::lowering {
+namespace {
+
+using Kind = ArtifactValue::Kind;
+
+DType constantDType(const std::string& moduleDtype) {
+  return moduleDtype == "f16" ? DType::F16 : DType::F32;
+}
+
+/// C from `normalized_shape`: an int, or a sequence with exactly one entry.
+int64_t normalizedChannels(ModuleCall& c, const char* label) {
+  const fx::Value& shape = c.attr("normalized_shape");
+  if (shape.kind() == fx::Value::Kind::Int || shape.kind() == fx::Value::Kind::Bool) return pyInt(shape);
+  if (shape.isSequence() && shape.items().size() == 1) return pyInt(shape.items()[0]);
+  fail(std::string(label) + " artifact expects one normalized feature dimension.");
+}
+
+/// Emits the dense feature op `opName` on `in.features` with `weights` as extra operands and
+/// finishes the pattern.
+ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName,
+                           const FeatureInput& in, const char* opName, std::vector<MlirValue> weights,
+                           std::vector<NamedAttr> attrs, int64_t channels, const std::string& dtype) {
+  OpRecord op;
+  op.op = opName;
+  op.operands = {in.features};
+  op.operands.insert(op.operands.end(), weights.begin(), weights.end());
+  op.attributes = std::move(attrs);
+  op.resultStems = {safeName + "_features"};
+  op.resultTypes = {featureTensorType(channels, dtype)};
+  const MlirValue out = must(b.emitOp(op)).front();
+  return finishFeatures(b, safeName, in, out, channels, dtype);
+}
+
+ArtifactValuePtr activationModule(ModuleCall& c, const char* kind, const ActivationParams& params) {
+  return must(c.builder.activation(c.name, kind, c.inputOrCurrent(), params));
+}
+
+} // namespace
+
+FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
+                               const ArtifactValuePtr& input) {
+  if (!input->isSparse()) return {{input->name(), input->type()}, nullptr};
+  OpRecord op;
+  op.op = "sparse.decompose";
+  op.operands = {{input->name(), input->type()}};
+  op.resultStems = {"", safeName + "_features_in", safeName + "_active"};
+  op.resultTypes = {std::string(kCoordsTensorType), featureTensorType(input->channels(), b.inputDtype()),
+                    std::string(kActiveTensorType)};
+  const std::vector<MlirValue> results = must(b.emitOp(op));
+  return {results[1], input};
+}
+
+ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
+                                const FeatureInput& in, const MlirValue& featuresOut,
+                                std::optional<int64_t> channels, const std::string& dtype) {
+  if (!in.sparse) return TorchLatticeArtifactBuilder::makeValue(featuresOut, Kind::Dense, channels, dtype);
+  OpRecord op;
+  op.op = "sparse.with_features";
+  op.operands = {{in.sparse->name(), in.sparse->type()}, featuresOut};
+  op.resultStems = {safeName};
+  op.resultTypes = {sparseTensorType(dtype)};
+  const MlirValue out = must(b.emitOp(op)).front();
+  return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, channels, dtype);
+}
+
+ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
+  const ArtifactValuePtr input = c.inputOrCurrent();
+  requireKind(input, Kind::Sparse, c.className());
+  const int64_t channels = pyInt(c.attr("num_features"));
+  const std::string dtype = c.moduleDtype();
+  const double eps = pyFloat(c.attr("eps"));
+  const std::string s = c.safeName();
+  const FeatureInput in = decomposeFeatures(c.builder, s, input);
+
+  // affine=False: constant ones/zeros are registered (and stored) under the same keys.
+  const TensorData* scaleT = c.tensor("weight");
+  const TensorData* biasT = c.tensor("bias");
+  const MlirValue scale =
+      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
+               "channel_c");
+  const MlirValue bias = c.weight(
+      "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
+  const TensorData* mean = c.tensor("running_mean");
+  const TensorData* var = c.tensor("running_var");
+  if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
+  const MlirValue meanW = c.weight("running_mean", *mean, "channel", "channel_c");
+  const MlirValue varW = c.weight("running_var", *var, "channel", "channel_c");
+  return featureOp(c.builder, s, in, "batch_norm", {scale, bias, meanW, varW}, {{"eps", eps}}, channels,
+                   dtype);
+}
+
+ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
+  const ArtifactValuePtr input = c.inputOrCurrent();
+  const std::string s = c.safeName();
+  const FeatureInput in = decomposeFeatures(c.builder, s, input);
+  const int64_t channels = normalizedChannels(c, "LayerNorm");
+  const std::string dtype = c.moduleDtype();
+  const double eps = pyFloat(c.attr("eps"));
+  const TensorData* scaleT = c.tensor("weight");
+  const TensorData* biasT = c.tensor("bias");
+  const MlirValue scale =
+      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
+               "channel_c");
+  const MlirValue bias = c.weight(
+      "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
+  return featureOp(c.builder, s, in, "layer_norm", {scale, bias}, {{"eps", eps}}, channels, dtype);
+}
+
+ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
+  const ArtifactValuePtr input = c.inputOrCurrent();
+  const std::string s = c.safeName();
+  const FeatureInput in = decomposeFeatures(c.builder, s, input);
+  const int64_t channels = normalizedChannels(c, "RMSNorm");
+  const std::string dtype = c.moduleDtype();
+  // float(eps): torch.nn.RMSNorm's default eps=None raises TypeError here (Appendix B.7).
+  const double eps = pyFloat(c.attr("eps"));
+  const TensorData* scaleT = c.tensor("weight");
+  const MlirValue scale =
+      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
+               "channel_c");
+  return featureOp(c.builder, s, in, "rms_norm", {scale}, {{"eps", eps}}, channels, dtype);
+}
+
+ArtifactValuePtr lowerReLU(ModuleCall& c) {
+  return activationModule(c, "relu", {});
+}
+ArtifactValuePtr lowerSiLU(ModuleCall& c) {
+  return activationModule(c, "silu", {});
+}
+ArtifactValuePtr lowerSigmoid(ModuleCall& c) {
+  return activationModule(c, "sigmoid", {});
+}
+ArtifactValuePtr lowerTanh(ModuleCall& c) {
+  return activationModule(c, "tanh", {});
+}
+
+ArtifactValuePtr lowerLeakyReLU(ModuleCall& c) {
+  ActivationParams p;
+  p.alpha = pyFloat(c.attr("negative_slope"));
+  return activationModule(c, "leaky_relu", p);
+}
+
+ArtifactValuePtr lowerGELU(ModuleCall& c) {
+  // str(module.approximate or "none")
+  ActivationParams p;
+  const fx::Value& approximate = c.attr("approximate");
+  p.approximate = pyTruthy(approximate) ? pyStr(approximate) : std::string("none");
+  return activationModule(c, "gelu", p);
+}
+
+ArtifactValuePtr lowerSoftplus(ModuleCall& c) {
+  ActivationParams p;
+  p.beta = pyFloat(c.attr("beta"));
+  p.threshold = pyFloat(c.attr("threshold"));
+  return activationModule(c, "softplus", p);
+}
+
+} // namespace lattice::lowering
+
+namespace lattice {
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::string& name,
+                                                                   const std::string& kind,
+                                                                   ArtifactValuePtr input,
+                                                                   const ActivationParams& params) {
+  try {
+    if (!input) input = lowering::must(current());
+    const std::string s = safeValueName(name);
+    const lowering::FeatureInput in = lowering::decomposeFeatures(*this, s, input);
+    OpRecord op;
+    op.op = "activation";
+    op.operands = {in.features};
+    op.attributes = {{"kind", kind},
+                     {"approximate", params.approximate},
+                     {"alpha", params.alpha},
+                     {"beta", params.beta},
+                     {"threshold", params.threshold}};
+    op.resultStems = {s + "_features"};
+    op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
+    const MlirValue out = lowering::must(emitOp(op)).front();
+    return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
+  } catch (const Exception& e) {
+    return makeError(e.message);
+  }
+}
+
+} // namespace lattice

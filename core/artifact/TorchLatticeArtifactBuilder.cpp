@@ -1,0 +1,299 @@
+// TorchLatticeArtifactBuilder: options validation (§5.1), inputs (§5.2–§5.4), the chain API
+// (§5.5), weight registration (§5.7), outputs and text (§5.10), and provenance. The lowerings
+// themselves live in ModuleLowerings.cpp (+ Conv/Norm) and FunctionLowerings.cpp; this file only
+// converts their exceptions into Errors at the public boundary.
+
+#include "artifact/TorchLatticeArtifactBuilder.h"
+
+#include "artifact/LoweringSupport.h"
+#include "artifact/MlirTypes.h"
+#include "artifact/Names.h"
+#include "artifact/WeightPacking.h"
+#include "tensor/DType.h"
+
+#include <exception>
+
+namespace lattice {
+namespace {
+
+// Runs `fn`, turning a lattice::Exception into an Error.
+template <typename Fn> auto guarded(Fn&& fn) -> Expected<decltype(fn())> {
+  try {
+    return fn();
+  } catch (const Exception& e) {
+    return makeError(e.message);
+  }
+}
+
+} // namespace
+
+Expected<TorchLatticeArtifactBuilder> TorchLatticeArtifactBuilder::create(ArtifactBuilderOptions options) {
+  const ArtifactBuilderOptions& o = options;
+  if (o.inputDtype != "f16" && o.inputDtype != "f32") return makeError("input_dtype must be 'f16' or 'f32'.");
+  if (o.batchSize && *o.batchSize < 0) return makeError("batch_size must be non-negative or None.");
+  if (o.quantizeBits && *o.quantizeBits != 4 && *o.quantizeBits != 8)
+    return makeError("quantize_bits must be None, 4, or 8.");
+  if (o.quantizeGroupSize <= 0) return makeError("quantize_group_size must be positive.");
+  if (o.quantizeScaleDtype != "f16" && o.quantizeScaleDtype != "f32")
+    return makeError("quantize_scale_dtype must be 'f16' or 'f32'.");
+  Expected<std::array<int64_t, 3>> stride = guarded([&] { return lowering::intTriple(o.inputStride); });
+  if (!stride) return stride.error();
+
+  TorchLatticeArtifactBuilder builder;
+  builder.m_options = std::move(options);
+  builder.m_inputStride = *stride;
+  if (builder.m_options.createDefaultInput) {
+    Expected<ArtifactValuePtr> input = builder.sparseInput();
+    if (!input) return input.error();
+    builder.m_current = *input;
+  }
+  return builder;
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::current() const {
+  if (!m_current)
+    return makeError("builder has no current value; pass explicit inputs or create a default sparse input.");
+  return m_current;
+}
+
+Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& name, std::string type,
+                                                             std::string role) {
+  Expected<MlirValue> v = m_writer.addArgument(name, std::move(type), std::move(role));
+  if (!v) return v;
+  OpProvenance record;
+  record.kind = OpProvenance::Kind::Argument;
+  record.index = m_writer.arguments().size() - 1;
+  record.owner = m_owner;
+  record.results = {v->name};
+  m_provenance.push_back(std::move(record));
+  return v;
+}
+
+Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(const OpRecord& record) {
+  Expected<std::vector<MlirValue>> results = m_writer.addOp(record);
+  if (!results) return results;
+  OpProvenance p;
+  p.kind = OpProvenance::Kind::Op;
+  p.index = m_writer.opCount() - 1;
+  p.owner = m_owner;
+  p.op = record.op;
+  for (const MlirValue& r : *results)
+    p.results.push_back(r.name);
+  m_provenance.push_back(std::move(p));
+  return results;
+}
+
+ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
+                                                        std::optional<int64_t> channels, std::string dtype) {
+  return std::make_shared<const ArtifactValue>(kind, v.name, v.type, channels, std::move(dtype));
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
+  const std::string& dtype = m_options.inputDtype;
+  Expected<MlirValue> coords = addArgument("coords", std::string(kCoordsTensorType), "sparse_coords");
+  if (!coords) return coords.error();
+  Expected<MlirValue> features =
+      addArgument("features", featureTensorType(std::nullopt, dtype), "sparse_features");
+  if (!features) return features.error();
+  Expected<MlirValue> active = addArgument("active", std::string(kActiveTensorType), "sparse_active");
+  if (!active) return active.error();
+  OpRecord make;
+  make.op = "sparse.make";
+  make.operands = {*coords, *features, *active};
+  make.attributes = {{"stride", I64Array(m_inputStride.begin(), m_inputStride.end())},
+                     {"coord_order", std::string("batch_x_y_z")}};
+  make.resultStems = {m_options.inputName};
+  make.resultTypes = {sparseTensorType(dtype)};
+  Expected<std::vector<MlirValue>> results = emitOp(make);
+  if (!results) return results.error();
+  return makeValue(results->front(), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std::string& name,
+                                                                       std::optional<std::string> dtype,
+                                                                       std::optional<int64_t> channels,
+                                                                       std::array<int64_t, 3> stride) {
+  const std::string s = safeValueName(name);
+  const std::string d = dtype && !dtype->empty() ? *dtype : m_options.inputDtype;
+  Expected<MlirValue> coords = addArgument(s + "_coords", std::string(kCoordsTensorType), "sparse_coords");
+  if (!coords) return coords.error();
+  Expected<MlirValue> features =
+      addArgument(s + "_features", featureTensorType(channels, d), "sparse_features");
+  if (!features) return features.error();
+  Expected<MlirValue> active = addArgument(s + "_active", std::string(kActiveTensorType), "sparse_active");
+  if (!active) return active.error();
+  OpRecord make;
+  make.op = "sparse.make";
+  make.operands = {*coords, *features, *active};
+  make.attributes = {{"stride", I64Array(stride.begin(), stride.end())},
+                     {"coord_order", std::string("batch_x_y_z")}};
+  make.resultStems = {s};
+  make.resultTypes = {sparseTensorType(d)};
+  Expected<std::vector<MlirValue>> results = emitOp(make);
+  if (!results) return results.error();
+  return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, d);
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::denseArgument(const std::string& name,
+                                                                      const std::string& type,
+                                                                      std::optional<int64_t> channels) {
+  Expected<MlirValue> v = addArgument(name, type, "tensor");
+  if (!v) return v.error();
+  return makeValue(*v, ArtifactValue::Kind::Dense, channels, elementTypeOf(type));
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::module(const std::string& name,
+                                                               const ModuleInfo& module, const Model& model) {
+  Expected<ArtifactValuePtr> result = lowerModule(name, module, model, {m_current});
+  if (result) m_current = *result;
+  return result;
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::lowerModule(const std::string& name,
+                                                                    const ModuleInfo& module,
+                                                                    const Model& model,
+                                                                    std::vector<ArtifactValuePtr> inputs) {
+  return guarded([&] { return lowering::lowerModuleCall(*this, name, module, model, std::move(inputs)); });
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::lowerFunction(const std::string& target,
+                                                                      const fx::ValueList& args,
+                                                                      const fx::Kwargs& kwargs) {
+  return guarded([&] { return lowering::lowerFunctionCall(*this, target, args, kwargs); });
+}
+
+const std::vector<std::string>& TorchLatticeArtifactBuilder::moduleLoweringTypes() {
+  static const std::vector<std::string> types = [] {
+    std::vector<std::string> out;
+    for (const lowering::ModuleLowering& row : lowering::moduleLoweringRegistry())
+      out.push_back(row.type);
+    return out;
+  }();
+  return types;
+}
+
+bool TorchLatticeArtifactBuilder::hasModuleLowering(const ModuleInfo& module) {
+  return lowering::findModuleLowering(module) != nullptr;
+}
+
+const std::vector<std::string>& TorchLatticeArtifactBuilder::functionLoweringNames() {
+  return lowering::functionLoweringNameList();
+}
+
+bool TorchLatticeArtifactBuilder::hasFunctionLowering(const std::string& target) {
+  return !lowering::canonicalFunctionName(target).empty();
+}
+
+Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::string& moduleName,
+                                                                const std::string& parameter,
+                                                                const TensorData& tensor,
+                                                                const std::string& family,
+                                                                const std::string& layout) {
+  const std::string key = weightStorageKey(moduleName, parameter);
+  if (m_weightIndex.count(key) || m_weightIndex.count(key + ".weight"))
+    return makeError("duplicate exported weight key: " + key);
+  Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
+  if (!dtype) return dtype.error();
+
+  std::vector<NamedTensor> stored;
+  PackingAttr packing = PackingAttr::dense();
+  if (m_options.quantizeBits && (family == "conv3d" || family == "linear")) {
+    const int bits = static_cast<int>(*m_options.quantizeBits);
+    const DType scaleDtype = m_options.quantizeScaleDtype == "f16" ? DType::F16 : DType::F32;
+    Expected<QuantizedWeight> packed =
+        quantizeAffine(tensor, bits, static_cast<int>(m_options.quantizeGroupSize), scaleDtype);
+    if (!packed) return packed.error();
+    stored = quantizedWeightTensors(key, std::move(*packed));
+    packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
+  } else {
+    stored.push_back({key, tensor});
+  }
+
+  const std::string symbol = safeValueName(key);
+  OpRecord op;
+  op.op = "weight";
+  op.symbol = symbol;
+  op.attributes = {{"storage_key", key}, {"layout", layout}, {"packing", packing}};
+  op.resultStems = {symbol};
+  op.resultTypes = {weightType(family, *dtype)};
+  Expected<std::vector<MlirValue>> results = emitOp(op);
+  if (!results) return results.error();
+
+  OpProvenance& record = m_provenance.back();
+  for (NamedTensor& t : stored) {
+    record.weightKeys.push_back(t.key);
+    m_weightProvenance[t.key] = m_provenance.size() - 1;
+    m_weightIndex[t.key] = m_weights.size();
+    m_weights.push_back(std::move(t));
+  }
+  return results->front();
+}
+
+const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {
+  auto it = m_weightIndex.find(key);
+  return it == m_weightIndex.end() ? nullptr : &m_weights[it->second].tensor;
+}
+
+Status TorchLatticeArtifactBuilder::output(std::vector<ArtifactValuePtr> values,
+                                           std::optional<std::vector<std::string>> names) {
+  if (values.empty()) {
+    Expected<ArtifactValuePtr> c = current();
+    if (!c) return c.error();
+    values.push_back(*c);
+  }
+  if (names && names->size() != values.size())
+    return makeError("output names must match the number of artifact outputs");
+  std::vector<std::string> outputNames;
+  if (names) {
+    outputNames = *names;
+  } else if (values.size() == 1) {
+    outputNames = {m_options.outputName};
+  } else {
+    for (std::size_t i = 0; i < values.size(); ++i)
+      outputNames.push_back(m_options.outputName + "_" + std::to_string(i));
+  }
+  std::vector<MlirValue> returned;
+  std::vector<std::string> roles;
+  for (const ArtifactValuePtr& v : values) {
+    if (!v) return makeError("lattice artifact outputs must all be tensors; unsupported: NoneType");
+    returned.push_back({v->name(), v->type()});
+    roles.emplace_back(v->isSparse() ? "sparse_tensor" : "tensor");
+  }
+  Status s = m_writer.setReturn(std::move(returned), std::move(outputNames), std::move(roles));
+  if (!s) return s;
+  m_finalized = true;
+  return {};
+}
+
+Expected<std::string> TorchLatticeArtifactBuilder::toMlir() {
+  if (!m_finalized) {
+    Status s = output();
+    if (!s) return s.error();
+  }
+  return m_writer.str();
+}
+
+Status TorchLatticeArtifactBuilder::save(const std::string& artifactDir, const SaveOptions& options) {
+  Expected<std::string> text = toMlir();
+  if (!text) return text.error();
+  return saveArtifactFiles(artifactDir, *text, m_weights, options);
+}
+
+std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const std::string& owner) const {
+  std::vector<const OpProvenance*> out;
+  for (const OpProvenance& p : m_provenance)
+    if (p.owner == owner) out.push_back(&p);
+  return out;
+}
+
+const std::string* TorchLatticeArtifactBuilder::weightOwner(const std::string& key) const {
+  auto it = m_weightProvenance.find(key);
+  return it == m_weightProvenance.end() ? nullptr : &m_provenance[it->second].owner;
+}
+
+std::size_t TorchLatticeArtifactBuilder::lineOf(const OpProvenance& record) const {
+  return record.kind == OpProvenance::Kind::Argument ? m_writer.argumentLine(record.index)
+                                                     : m_writer.opLine(record.index);
+}
+
+} // namespace lattice

@@ -1,0 +1,350 @@
+// Implements fx::Value (construction, equality, type names) and the Python text forms used by
+// every printer: repr(float) and repr() of argument values. The torch.fx `str()`-based argument
+// formatting of Node::format lives in Printer.cpp.
+
+#include "fx/Value.h"
+
+#include "fx/Node.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace lattice::fx {
+
+Object::~Object() = default;
+
+std::string Object::repr() const {
+  return "<" + typeName() + " object>";
+}
+
+Value Value::boolean(bool v) {
+  Value r;
+  r.m_kind = Kind::Bool;
+  r.m_int = v ? 1 : 0;
+  return r;
+}
+
+Value Value::integer(int64_t v) {
+  Value r;
+  r.m_kind = Kind::Int;
+  r.m_int = v;
+  return r;
+}
+
+Value Value::floating(double v) {
+  Value r;
+  r.m_kind = Kind::Float;
+  r.m_float = v;
+  return r;
+}
+
+Value Value::string(std::string v) {
+  Value r;
+  r.m_kind = Kind::String;
+  r.m_string = std::move(v);
+  return r;
+}
+
+Value Value::node(Node* n) {
+  Value r;
+  r.m_kind = Kind::NodeRef;
+  r.m_node = n;
+  return r;
+}
+
+Value Value::list(ValueList items) {
+  Value r;
+  r.m_kind = Kind::List;
+  r.m_items = std::move(items);
+  return r;
+}
+
+Value Value::tuple(ValueList items) {
+  Value r;
+  r.m_kind = Kind::Tuple;
+  r.m_items = std::move(items);
+  return r;
+}
+
+Value Value::dict(Kwargs items) {
+  Value r;
+  r.m_kind = Kind::Dict;
+  r.m_dict = std::move(items);
+  return r;
+}
+
+Value Value::slice(Value start, Value stop, Value step) {
+  Value r;
+  r.m_kind = Kind::Slice;
+  r.m_items.reserve(3);
+  r.m_items.push_back(std::move(start));
+  r.m_items.push_back(std::move(stop));
+  r.m_items.push_back(std::move(step));
+  return r;
+}
+
+Value Value::dtype(std::string name) {
+  Value r;
+  r.m_kind = Kind::DType;
+  r.m_string = std::move(name);
+  return r;
+}
+
+Value Value::device(std::string name) {
+  Value r;
+  r.m_kind = Kind::Device;
+  r.m_string = std::move(name);
+  return r;
+}
+
+Value Value::repr(std::string text) {
+  Value r;
+  r.m_kind = Kind::Repr;
+  r.m_string = std::move(text);
+  return r;
+}
+
+Value Value::object(std::shared_ptr<const Object> object) {
+  Value r;
+  r.m_kind = Kind::Object;
+  r.m_object = std::move(object);
+  return r;
+}
+
+std::string Value::typeName() const {
+  switch (m_kind) {
+  case Kind::None:
+    return "NoneType";
+  case Kind::Bool:
+    return "bool";
+  case Kind::Int:
+    return "int";
+  case Kind::Float:
+    return "float";
+  case Kind::String:
+    return "str";
+  case Kind::NodeRef:
+    return "Node";
+  case Kind::List:
+    return "list";
+  case Kind::Tuple:
+    return "tuple";
+  case Kind::Dict:
+    return "dict";
+  case Kind::Slice:
+    return "slice";
+  case Kind::DType:
+    return "dtype";
+  case Kind::Device:
+    return "device";
+  case Kind::Repr:
+    return "object";
+  case Kind::Object:
+    return m_object ? m_object->typeName() : "object";
+  }
+  return "object";
+}
+
+bool Value::operator==(const Value& other) const {
+  if (m_kind != other.m_kind) return false;
+  switch (m_kind) {
+  case Kind::None:
+    return true;
+  case Kind::Bool:
+  case Kind::Int:
+    return m_int == other.m_int;
+  case Kind::Float:
+    return m_float == other.m_float;
+  case Kind::String:
+  case Kind::DType:
+  case Kind::Device:
+  case Kind::Repr:
+    return m_string == other.m_string;
+  case Kind::NodeRef:
+    return m_node == other.m_node;
+  case Kind::List:
+  case Kind::Tuple:
+  case Kind::Slice:
+    return m_items == other.m_items;
+  case Kind::Dict:
+    return m_dict == other.m_dict;
+  case Kind::Object:
+    return m_object == other.m_object;
+  }
+  return false;
+}
+
+std::string pythonFloatRepr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+
+  // Shortest round-trip digits in scientific form, e.g. "-1.2345e+02", then re-laid out the way
+  // CPython's float_repr does: fixed notation for decimal exponents in [-4, 16), else exponent.
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);
+  std::string out;
+  std::size_t pos = 0;
+  if (sci[pos] == '-') {
+    out += '-';
+    ++pos;
+  }
+  const std::size_t ePos = sci.find('e', pos);
+  std::string digits;
+  for (std::size_t i = pos; i < ePos; ++i)
+    if (sci[i] != '.') digits += sci[i];
+  const int exp = std::atoi(sci.c_str() + ePos + 1);
+  while (digits.size() > 1 && digits.back() == '0')
+    digits.pop_back();
+
+  if (exp < -4 || exp >= 16) {
+    out += digits[0];
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+    out += ebuf;
+    return out;
+  }
+  const int decpt = exp + 1; // digits before the decimal point
+  if (decpt <= 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-decpt), '0');
+    out += digits;
+  } else if (static_cast<std::size_t>(decpt) < digits.size()) {
+    out.append(digits, 0, static_cast<std::size_t>(decpt));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(decpt), std::string::npos);
+  } else {
+    out += digits;
+    out.append(static_cast<std::size_t>(decpt) - digits.size(), '0');
+    out += ".0";
+  }
+  return out;
+}
+
+namespace {
+
+// Python's repr(str): single quotes unless the text holds a single quote and no double quote;
+// control characters escaped; other (UTF-8) text kept as is.
+std::string stringRepr(const std::string& s) {
+  const bool hasSingle = s.find('\'') != std::string::npos;
+  const bool hasDouble = s.find('"') != std::string::npos;
+  const char quote = (hasSingle && !hasDouble) ? '"' : '\'';
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += quote;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == static_cast<unsigned char>(quote) || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      // C1 control characters (U+0080..U+009F) are not printable either.
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(s[i + 1]));
+      out += hex;
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += quote;
+  return out;
+}
+
+std::string deviceRepr(const std::string& name) {
+  const auto colon = name.find(':');
+  if (colon == std::string::npos) return "device(type=" + stringRepr(name) + ")";
+  return "device(type=" + stringRepr(name.substr(0, colon)) + ", index=" + name.substr(colon + 1) + ")";
+}
+
+} // namespace
+
+std::string pythonRepr(const Value& v, bool nodePrefix) {
+  switch (v.kind()) {
+  case Value::Kind::None:
+    return "None";
+  case Value::Kind::Bool:
+    return v.asBool() ? "True" : "False";
+  case Value::Kind::Int:
+    return std::to_string(v.asInt());
+  case Value::Kind::Float:
+    return pythonFloatRepr(v.asFloat());
+  case Value::Kind::String:
+    return stringRepr(v.asString());
+  case Value::Kind::NodeRef: {
+    const std::string name = v.asNode() ? v.asNode()->name() : std::string("<null>");
+    return nodePrefix ? "%" + name : name;
+  }
+  case Value::Kind::List:
+  case Value::Kind::Tuple: {
+    const bool isList = v.kind() == Value::Kind::List;
+    std::string out(1, isList ? '[' : '(');
+    const ValueList& items = v.items();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i) out += ", ";
+      out += pythonRepr(items[i], nodePrefix);
+    }
+    if (!isList && items.size() == 1) out += ',';
+    out += isList ? ']' : ')';
+    return out;
+  }
+  case Value::Kind::Dict: {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& kv : v.dictItems()) {
+      if (!first) out += ", ";
+      first = false;
+      out += stringRepr(kv.first);
+      out += ": ";
+      out += pythonRepr(kv.second, nodePrefix);
+    }
+    return out + "}";
+  }
+  case Value::Kind::Slice: {
+    std::string out = "slice(";
+    for (std::size_t i = 0; i < v.items().size(); ++i) {
+      if (i) out += ", ";
+      out += pythonRepr(v.items()[i], nodePrefix);
+    }
+    return out + ")";
+  }
+  case Value::Kind::DType:
+    return "torch." + v.asString();
+  case Value::Kind::Device:
+    return deviceRepr(v.asString());
+  case Value::Kind::Repr:
+    return v.asString();
+  case Value::Kind::Object:
+    return v.asObject() ? v.asObject()->repr() : "None";
+  }
+  return {};
+}
+
+std::string pythonStr(const Value& v) {
+  switch (v.kind()) {
+  case Value::Kind::String:
+  case Value::Kind::Device:
+    return v.asString();
+  default:
+    return pythonRepr(v, false);
+  }
+}
+
+} // namespace lattice::fx

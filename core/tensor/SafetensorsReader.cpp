@@ -1,0 +1,381 @@
+// Safetensors reading: SafetensorsFile::open (POSIX mmap, read() fallback) and ::parse, which
+// checks every bound before touching the data section (lattice-artifact-format.md §13.1).
+// Nothing is allocated from a declared size: the header length is compared with the file size
+// first, and tensors are views into the caller's bytes. Any tensor order, gaps between tensors
+// and any metadata content are accepted; the reference byte conventions are the writer's concern
+// (SafetensorsWriter.cpp).
+
+#include "tensor/Safetensors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace lattice {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Deeper than any valid header ({key: {shape: [..]}} is 3 levels); bounds the parser's stack.
+constexpr int kMaxJsonDepth = 64;
+
+constexpr const char* kMetadataKey = "__metadata__";
+
+struct ParseFailure {
+  std::string message;
+};
+
+// Keys are arbitrary JSON strings; keep messages on one line by escaping control characters.
+std::string printable(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) text += ", ";
+    text += std::to_string(shape[i]);
+  }
+  return text + "]";
+}
+
+std::string rangeText(uint64_t begin, uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+}
+
+// A JSON integer in [0, INT64_MAX]; floats, negatives and larger values are rejected.
+std::optional<uint64_t> nonNegativeInt(const Json& value) {
+  if (!value.is_number_unsigned()) return std::nullopt;
+  const uint64_t v = value.get<uint64_t>();
+  if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+  return v;
+}
+
+// The parsed header plus the order its keys appeared in. nlohmann::json objects are sorted maps
+// and silently keep the last of duplicated keys, so a first SAX pass records key order, finds
+// duplicates and bounds the nesting depth; the DOM is built by a second, plain parse. (The
+// parser-callback API would do this in one pass but rescans the parent object after every
+// value, which is quadratic in the tensor count; ordered_json lookups are linear.)
+struct Header {
+  Json json;
+  std::vector<std::string> keys;         // top-level keys in header order, without duplicates
+  std::vector<std::string> metadataKeys; // `__metadata__` keys in header order
+};
+
+class KeyOrderScanner {
+public:
+  explicit KeyOrderScanner(Header& header) : m_header(header) {}
+
+  std::string duplicate; // first duplicated top-level key
+  bool tooDeep = false;
+  std::size_t errorByte = 0; // set when the JSON is invalid
+  bool invalid = false;
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(Json::number_integer_t) { return true; }
+  bool number_unsigned(Json::number_unsigned_t) { return true; }
+  bool number_float(Json::number_float_t, const Json::string_t&) { return true; }
+  bool string(Json::string_t&) { return true; }
+  bool binary(Json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return enter(); }
+  bool start_array(std::size_t) { return enter(); }
+  bool end_object() { return leave(); }
+  bool end_array() { return leave(); }
+
+  bool key(Json::string_t& key) {
+    if (m_depth == 1) {
+      m_inMetadata = key == kMetadataKey;
+      if (m_seen.insert(key).second)
+        m_header.keys.push_back(key);
+      else if (duplicate.empty())
+        duplicate = key;
+    } else if (m_depth == 2 && m_inMetadata) {
+      m_header.metadataKeys.push_back(key);
+    }
+    return true;
+  }
+
+  bool parse_error(std::size_t byte, const std::string&, const nlohmann::detail::exception&) {
+    invalid = true;
+    errorByte = byte;
+    return false;
+  }
+
+private:
+  bool enter() {
+    if (++m_depth > kMaxJsonDepth) {
+      tooDeep = true;
+      return false;
+    }
+    return true;
+  }
+  bool leave() {
+    // Metadata keys are only those directly inside `__metadata__`'s own object.
+    if (--m_depth == 1) m_inMetadata = false;
+    return true;
+  }
+
+  Header& m_header;
+  int m_depth = 0;
+  bool m_inMetadata = false;
+  std::unordered_set<std::string> m_seen;
+};
+
+Header parseHeaderJson(const uint8_t* begin, std::size_t length, const std::string& name) {
+  Header header;
+  KeyOrderScanner scanner(header);
+  const bool valid = Json::sax_parse(begin, begin + length, &scanner);
+  if (scanner.tooDeep)
+    throw ParseFailure{name + ": header nests deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
+  if (!valid || scanner.invalid)
+    throw ParseFailure{name + ": header is not valid JSON (error at header byte " +
+                       std::to_string(scanner.errorByte) + ")"};
+  try {
+    header.json = Json::parse(begin, begin + length);
+  } catch (const Json::exception&) {
+    throw ParseFailure{name + ": header is not valid JSON"}; // unreachable after the scan
+  }
+  if (!header.json.is_object()) throw ParseFailure{name + ": header is not a JSON object"};
+  if (!scanner.duplicate.empty())
+    throw ParseFailure{name + ": duplicate key '" + printable(scanner.duplicate) + "' in the header"};
+  return header;
+}
+
+SafetensorsMetadata parseMetadata(const Json& value, const std::vector<std::string>& order,
+                                  const std::string& name) {
+  if (!value.is_object()) throw ParseFailure{name + ": __metadata__ is not a map of strings to strings"};
+  SafetensorsMetadata metadata;
+  // A duplicated metadata key keeps its last value, at the position of its first occurrence.
+  std::unordered_set<std::string> seen;
+  for (const std::string& key : order) {
+    if (!seen.insert(key).second) continue;
+    const auto it = value.find(key);
+    if (it == value.end() || !it->is_string())
+      throw ParseFailure{name + ": __metadata__ entry '" + printable(key) + "' is not a string"};
+    metadata.emplace_back(key, it->get<std::string>());
+  }
+  return metadata;
+}
+
+struct Entry {
+  std::string key;
+  DType dtype;
+  std::vector<int64_t> shape;
+  uint64_t begin;
+  uint64_t end;
+};
+
+Entry parseEntry(const std::string& key, const Json& value, uint64_t dataSize, const std::string& name) {
+  const std::string where = name + ": tensor '" + printable(key) + "': ";
+  if (!value.is_object()) throw ParseFailure{where + "entry is not an object"};
+
+  const auto dtypeIt = value.find("dtype");
+  if (dtypeIt == value.end() || !dtypeIt->is_string())
+    throw ParseFailure{where + "dtype is missing or not a string"};
+  const std::string dtypeText = dtypeIt->get<std::string>();
+  const std::optional<DType> dtype = parseDType(dtypeText);
+  if (!dtype) throw ParseFailure{where + "unknown dtype '" + printable(dtypeText) + "'"};
+
+  const auto shapeIt = value.find("shape");
+  if (shapeIt == value.end() || !shapeIt->is_array())
+    throw ParseFailure{where + "shape is missing or not a list of non-negative integers"};
+  std::vector<int64_t> shape;
+  shape.reserve(shapeIt->size());
+  for (const Json& dim : *shapeIt) {
+    const std::optional<uint64_t> d = nonNegativeInt(dim);
+    if (!d)
+      throw ParseFailure{where + "shape is not a list of non-negative integers (found " +
+                         printable(dim.dump().substr(0, 40)) + ")"};
+    shape.push_back(static_cast<int64_t>(*d));
+  }
+
+  const auto offsetsIt = value.find("data_offsets");
+  std::optional<uint64_t> begin, end;
+  if (offsetsIt != value.end() && offsetsIt->is_array() && offsetsIt->size() == 2) {
+    begin = nonNegativeInt((*offsetsIt)[0]);
+    end = nonNegativeInt((*offsetsIt)[1]);
+  }
+  if (!begin || !end) throw ParseFailure{where + "data_offsets is missing or not two non-negative integers"};
+  if (*begin > *end)
+    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " end before they begin"};
+  if (*end > dataSize)
+    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " exceed the data section (" +
+                       std::to_string(dataSize) + " bytes)"};
+
+  const int64_t numel = shapeNumel(shape);
+  const std::size_t elementSize = dtypeSize(*dtype);
+  if (numel < 0 || static_cast<uint64_t>(numel) > std::numeric_limits<uint64_t>::max() / elementSize)
+    throw ParseFailure{where + "shape " + shapeText(shape) + " has too many elements"};
+  const uint64_t needed = static_cast<uint64_t>(numel) * elementSize;
+  if (needed != *end - *begin)
+    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " hold " +
+                       std::to_string(*end - *begin) + " bytes but " + dtypeText + " shape " +
+                       shapeText(shape) + " needs " + std::to_string(needed) + " bytes"};
+  return Entry{key, *dtype, std::move(shape), *begin, *end};
+}
+
+// Empty ranges overlap nothing; among the others, sorted by begin, each must start at or after
+// the previous one's end.
+void checkOverlaps(const std::vector<Entry>& entries, const std::string& name) {
+  std::vector<const Entry*> byBegin;
+  for (const Entry& e : entries) {
+    if (e.begin != e.end) byBegin.push_back(&e);
+  }
+  std::sort(byBegin.begin(), byBegin.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  for (std::size_t i = 1; i < byBegin.size(); ++i) {
+    const Entry& prev = *byBegin[i - 1];
+    const Entry& cur = *byBegin[i];
+    if (cur.begin < prev.end)
+      throw ParseFailure{name + ": tensor '" + printable(cur.key) + "': data_offsets " +
+                         rangeText(cur.begin, cur.end) + " overlap tensor '" + printable(prev.key) + "' " +
+                         rangeText(prev.begin, prev.end)};
+  }
+}
+
+// Owns a read-only mapping; the shared keep-alive of every view into an opened file.
+struct Mapping {
+  void* address = nullptr;
+  std::size_t length = 0;
+  Mapping(void* a, std::size_t l) : address(a), length(l) {}
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() { ::munmap(address, length); }
+};
+
+struct FileDescriptor {
+  int fd = -1;
+  explicit FileDescriptor(int f) : fd(f) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+std::string errnoText(int error) {
+  return std::strerror(error);
+}
+
+// Reads exactly `size` bytes; used when mmap is unavailable for the file.
+Expected<std::shared_ptr<std::vector<uint8_t>>> readAll(int fd, std::size_t size, const std::string& path) {
+  auto buffer = std::make_shared<std::vector<uint8_t>>(size);
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pread(fd, buffer->data() + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return makeError(path + ": cannot read: " + errnoText(errno));
+    if (n == 0) return makeError(path + ": file shrank while being read");
+    done += static_cast<std::size_t>(n);
+  }
+  return buffer;
+}
+
+} // namespace
+
+Expected<SafetensorsFile> SafetensorsFile::parse(const uint8_t* data, std::size_t size, std::string name,
+                                                 std::shared_ptr<const void> keepAlive) {
+  try {
+    if (size < 8)
+      throw ParseFailure{name + ": file is too short for a safetensors header (" + std::to_string(size) +
+                         " bytes, need at least 8)"};
+    uint64_t headerLength = 0;
+    for (int i = 7; i >= 0; --i)
+      headerLength = (headerLength << 8) | data[i];
+    if (headerLength > size - 8)
+      throw ParseFailure{name + ": header length " + std::to_string(headerLength) +
+                         " exceeds the file size (" + std::to_string(size) + " bytes)"};
+    const uint8_t* dataSection = data + 8 + headerLength;
+    const uint64_t dataSize = size - 8 - headerLength;
+
+    const Header header = parseHeaderJson(data + 8, static_cast<std::size_t>(headerLength), name);
+
+    SafetensorsFile file;
+    file.m_name = name;
+    std::vector<Entry> entries;
+    entries.reserve(header.keys.size());
+    for (const std::string& key : header.keys) {
+      const Json& value = header.json.at(key);
+      if (key == kMetadataKey) {
+        file.m_metadata = parseMetadata(value, header.metadataKeys, file.m_name);
+        file.m_hasMetadata = true;
+        continue;
+      }
+      entries.push_back(parseEntry(key, value, dataSize, file.m_name));
+    }
+    checkOverlaps(entries, file.m_name);
+
+    file.m_tensors.reserve(entries.size());
+    file.m_index.reserve(entries.size());
+    for (Entry& e : entries) {
+      file.m_index.emplace_back(e.key, file.m_tensors.size());
+      file.m_tensors.push_back(NamedTensor{
+          std::move(e.key), TensorData::view(e.dtype, std::move(e.shape), dataSection + e.begin,
+                                             static_cast<std::size_t>(e.end - e.begin), keepAlive)});
+    }
+    std::sort(file.m_index.begin(), file.m_index.end());
+    return file;
+  } catch (const ParseFailure& failure) {
+    return makeError(failure.message);
+  } catch (const std::bad_alloc&) {
+    return makeError(name + ": out of memory while parsing the header");
+  }
+}
+
+Expected<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
+  FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (file.fd < 0) return makeError(path + ": cannot open: " + errnoText(errno));
+  struct stat info {};
+  if (::fstat(file.fd, &info) != 0) return makeError(path + ": cannot stat: " + errnoText(errno));
+  if (!S_ISREG(info.st_mode)) return makeError(path + ": not a regular file");
+  if (info.st_size < 0 || static_cast<uint64_t>(info.st_size) > std::numeric_limits<std::size_t>::max())
+    return makeError(path + ": file is too large to map");
+  const auto size = static_cast<std::size_t>(info.st_size);
+
+  if (size > 0) {
+    void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
+    if (address != MAP_FAILED) {
+      auto mapping = std::make_shared<const Mapping>(address, size);
+      return parse(static_cast<const uint8_t*>(address), size, path, mapping);
+    }
+  }
+  // mmap cannot map an empty file, and some file systems cannot map at all: read instead.
+  Expected<std::shared_ptr<std::vector<uint8_t>>> buffer = readAll(file.fd, size, path);
+  if (!buffer) return buffer.error();
+  const std::shared_ptr<std::vector<uint8_t>>& bytes = *buffer;
+  return parse(bytes->data(), bytes->size(), path, bytes);
+}
+
+const TensorData* SafetensorsFile::find(const std::string& key) const {
+  const auto it = std::lower_bound(
+      m_index.begin(), m_index.end(), key,
+      [](const std::pair<std::string, std::size_t>& entry, const std::string& k) { return entry.first < k; });
+  if (it == m_index.end() || it->first != key) return nullptr;
+  return &m_tensors[it->second].tensor;
+}
+
+} // namespace lattice

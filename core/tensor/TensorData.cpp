@@ -1,0 +1,95 @@
+// TensorData: owned or borrowed row-major bytes with a dtype and shape. Owned buffers are shared
+// between copies and copied on the first mutableData() of a shared buffer; views are read-only.
+
+#include "tensor/TensorData.h"
+
+#include <cassert>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+namespace lattice {
+
+namespace {
+
+// numel * dtypeSize, or nullopt when the shape is invalid or the product does not fit.
+std::optional<std::size_t> expectedByteSize(DType dtype, const std::vector<int64_t>& shape) {
+  const int64_t numel = shapeNumel(shape);
+  if (numel < 0) return std::nullopt;
+  const std::size_t elementSize = dtypeSize(dtype);
+  if (static_cast<uint64_t>(numel) > std::numeric_limits<std::size_t>::max() / elementSize)
+    return std::nullopt;
+  return static_cast<std::size_t>(numel) * elementSize;
+}
+
+} // namespace
+
+int64_t shapeNumel(const std::vector<int64_t>& shape) {
+  bool hasZero = false;
+  for (int64_t dim : shape) {
+    if (dim < 0) return -1;
+    hasZero = hasZero || dim == 0;
+  }
+  // A zero dimension makes the product 0 however large the other dimensions are.
+  if (hasZero) return 0;
+  int64_t product = 1;
+  for (int64_t dim : shape) {
+    if (product > std::numeric_limits<int64_t>::max() / dim) return -1;
+    product *= dim;
+  }
+  return product;
+}
+
+TensorData TensorData::owning(DType dtype, std::vector<int64_t> shape, std::vector<uint8_t> bytes) {
+  const std::optional<std::size_t> expected = expectedByteSize(dtype, shape);
+  assert(expected && *expected == bytes.size() && "TensorData::owning: byte size does not match the shape");
+  // Release builds: never let data() promise more bytes than the buffer holds. A short buffer is
+  // zero-extended and a long one truncated so that readers indexing by numel() stay in bounds.
+  if (expected && *expected != bytes.size()) bytes.resize(*expected, 0);
+  TensorData t;
+  t.m_dtype = dtype;
+  t.m_shape = std::move(shape);
+  t.m_owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  t.m_data = t.m_owned->data();
+  t.m_size = t.m_owned->size();
+  return t;
+}
+
+TensorData TensorData::view(DType dtype, std::vector<int64_t> shape, const uint8_t* data, std::size_t nbytes,
+                            std::shared_ptr<const void> keepAlive) {
+  TensorData t;
+  t.m_dtype = dtype;
+  t.m_shape = std::move(shape);
+  t.m_data = data;
+  t.m_size = nbytes;
+  t.m_keepAlive = std::move(keepAlive);
+  return t;
+}
+
+TensorData TensorData::zeros(DType dtype, std::vector<int64_t> shape) {
+  const std::optional<std::size_t> expected = expectedByteSize(dtype, shape);
+  assert(expected && "TensorData::zeros: invalid shape");
+  return owning(dtype, std::move(shape), std::vector<uint8_t>(expected.value_or(0), 0));
+}
+
+int64_t TensorData::numel() const {
+  return shapeNumel(m_shape);
+}
+
+uint8_t* TensorData::mutableData() {
+  if (!m_owned) return nullptr;
+  if (m_owned.use_count() > 1) {
+    // Copies share the buffer; detach before the first write so they keep their values.
+    m_owned = std::make_shared<std::vector<uint8_t>>(*m_owned);
+    m_data = m_owned->data();
+  }
+  return m_owned->data();
+}
+
+bool TensorData::operator==(const TensorData& other) const {
+  if (m_dtype != other.m_dtype || m_shape != other.m_shape || m_size != other.m_size) return false;
+  if (m_size == 0 || m_data == other.m_data) return true;
+  return std::memcmp(m_data, other.m_data, m_size) == 0;
+}
+
+} // namespace lattice

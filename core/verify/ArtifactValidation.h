@@ -1,0 +1,36 @@
+#pragma once
+/// \file Validation of an artifact on disk: a directory (graph.mlir + weights.safetensors,
+/// validation spec sec. 2 IO1-IO5, then every graph and weight rule) or a lone `.mlir` file (the
+/// graph rules only). This is what `lattice-cli validate` and the studio call.
+
+#include "verify/ArtifactGraph.h"
+#include "verify/Diagnostic.h"
+#include "verify/MlirParser.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lattice {
+
+/// The outcome of validating one artifact.
+struct ArtifactValidation {
+  /// The parsed graph (absent when graph.mlir is missing or does not parse).
+  std::optional<ArtifactGraph> graph;
+  /// Every diagnostic, graph ones in source order, then those of the weights file.
+  std::vector<Diagnostic> diagnostics;
+  /// True when weights.safetensors was read and checked against the graph.
+  bool weightsChecked = false;
+
+  bool ok() const { return !hasErrors(diagnostics); }
+};
+
+/// Validates `path`: an artifact directory, or a single graph file (any name; a lone `.mlir`
+/// has no weights, so only the graph rules apply). Diagnostics name files as `path/graph.mlir`
+/// and `path/weights.safetensors`. IO messages (without the reference's trailing period):
+/// "lattice artifact directory does not exist: <path>", "lattice artifact is missing
+/// graph.mlir", "lattice artifact is missing weights.safetensors", "weights.safetensors must
+/// load as a tensor mapping: <reader error>".
+ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits& limits = {});
+
+} // namespace lattice

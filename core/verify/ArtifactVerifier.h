@@ -1,0 +1,41 @@
+#pragma once
+/// \file The artifact verifier: every rule of lattice-artifact-validation.md that can be checked
+/// without running the graph, over a parsed ArtifactGraph and (optionally) its
+/// weights.safetensors. Unlike the reference, which stops at the first failure, it reports every
+/// error it finds; checks whose inputs are already reported broken are skipped, so one mistake
+/// gives one diagnostic.
+///
+/// Rule classes and where they are reported (messages are the spec's, prefixed for ops with
+/// `'lattice.X' op ` as MLIR does):
+///  - MLIR structure (SSA names defined before use and once, operand types agreeing with the
+///    defining value, return types agreeing with the function): at the use/definition.
+///  - ODS (sec. 4): operand/result counts and type classes, required attributes and attribute
+///    kinds: at the op.
+///  - V (sec. 5): the per-op custom verifiers with their exact messages: at the op.
+///  - M (sec. 6): module attributes, IR version, schema digest, weight file, the single
+///    `@forward` entry, ABI names and roles, lattice-only body: at the module, attribute,
+///    function or op.
+///  - R (sec. 7) where it adds to the above: unknown attributes (R12), `coord_order` values
+///    (R13): at the op.
+///  - Weights (sec. 2 IO6, sec. 8 X1-X5, X8; format sec. 11, 13): storage keys present, no
+///    unreferenced tensor, dtypes and shapes consistent with layout, packing and the consuming
+///    ops: at the weight or consumer op in graph.mlir, or on weights.safetensors itself.
+
+#include "tensor/Safetensors.h"
+#include "verify/ArtifactGraph.h"
+#include "verify/Diagnostic.h"
+
+#include <string>
+#include <vector>
+
+namespace lattice {
+
+/// Structure, ODS, V, M and R checks of `graph`; diagnostics name graph.fileName.
+std::vector<Diagnostic> verifyArtifactGraph(const ArtifactGraph& graph);
+
+/// The weight checks of `graph` against `weights`; `weightsFileName` names the safetensors file
+/// in diagnostics about it as a whole (unreferenced tensors).
+std::vector<Diagnostic> verifyArtifactWeights(const ArtifactGraph& graph, const SafetensorsFile& weights,
+                                              const std::string& weightsFileName);
+
+} // namespace lattice

@@ -1,0 +1,75 @@
+#pragma once
+// Private to the verifier: the diagnostic sink and the per-op view shared by VerifyModule.cpp,
+// VerifyOpSignature.cpp, VerifyOpRules.cpp and VerifyWeights.cpp.
+
+#include "verify/ArtifactGraph.h"
+#include "verify/Diagnostic.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lattice::detail {
+
+/// Collects diagnostics for one file.
+class DiagnosticSink {
+public:
+  DiagnosticSink(std::string file, std::vector<Diagnostic>& out) : m_file(std::move(file)), m_out(out) {}
+
+  void error(SourceLoc loc, std::string message) {
+    m_out.push_back({m_file, loc, Severity::Error, std::move(message)});
+  }
+  void note(SourceLoc loc, std::string message) {
+    m_out.push_back({m_file, loc, Severity::Note, std::move(message)});
+  }
+  const std::string& file() const { return m_file; }
+
+private:
+  std::string m_file;
+  std::vector<Diagnostic>& m_out;
+};
+
+/// One lattice op under verification: its operands by schema name (optional operands are the
+/// trailing ones, so the first N schema operands are the present ones) and its errors, each
+/// reported once as `'lattice.X' op <message>` at the op.
+class OpContext {
+public:
+  OpContext(const ArtifactOp& op, DiagnosticSink& sink);
+
+  const ArtifactOp& op() const { return m_op; }
+  /// The written type of operand `name`, or nullptr when absent (or the count is off).
+  const ArtifactType* operand(std::string_view name) const;
+  /// The type of result `index`, or nullptr.
+  const ArtifactType* result(std::size_t index = 0) const;
+  /// True when the operand count fits the schema (so operand() is meaningful).
+  bool operandsResolved() const { return m_resolved; }
+  /// `'lattice.X' op <message>`, once per distinct message.
+  void error(const std::string& message);
+
+  /// The attribute `name` if present and of the schema kind `kind` (ODS reports it otherwise).
+  const ArtifactAttrValue* attr(std::string_view name) const;
+
+private:
+  const ArtifactOp& m_op;
+  DiagnosticSink& m_sink;
+  bool m_resolved = false;
+  std::vector<std::string> m_reported;
+};
+
+/// True when `value` has the form ODS requires for schema attribute kind `kind`.
+bool attrMatchesKind(const ArtifactAttrValue& value, SchemaAttrKind kind);
+
+/// ODS's description of attribute kind `kind` (`32-bit float attribute`, ...).
+std::string attrKindDescription(SchemaAttrKind kind);
+
+/// `[1, 3, 1, 5, 1]`.
+std::string shapeText(const std::vector<std::int64_t>& shape);
+
+/// The ODS checks of one lattice op (VerifyOpSignature.cpp).
+void verifyOpSignature(OpContext& ctx);
+/// The op's custom verifier (class V, VerifyOpRules.cpp).
+void verifyOpRules(OpContext& ctx);
+/// Stride propagation and the static stride rules X10, X11, X14 (VerifyStrides.cpp).
+void verifyStrides(const ArtifactFunction& function, DiagnosticSink& sink);
+
+} // namespace lattice::detail

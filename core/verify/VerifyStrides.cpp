@@ -1,0 +1,137 @@
+// Static stride propagation (validation spec sec. 10.1) and the execution-time stride rules it
+// makes checkable before running: X10 (a transposed or generative op's stride divides its input
+// stride), X11 (a target operand has the op's output stride) and X14 (binary, cat and reindex
+// operands share one stride). Strides start at sparse.make and voxelize (their `stride`
+// attribute); a sparse function argument has an unknown stride, and nothing is reported about
+// a value whose stride is unknown or whose op is already malformed.
+
+#include "verify/VerifierSupport.h"
+
+#include <array>
+#include <optional>
+#include <unordered_map>
+
+namespace lattice::detail {
+namespace {
+
+using Stride = std::array<std::int64_t, 3>;
+
+std::string strideText(const Stride& s) {
+  return "(" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + ")";
+}
+
+// A well-formed positive `stride` attribute of `op`.
+std::optional<Stride> strideAttr(const ArtifactOp& op) {
+  const ArtifactAttribute* a = op.attribute("stride");
+  if (!a || !attrMatchesKind(a->value, SchemaAttrKind::I64Triple) || a->value.i64s.size() != 3)
+    return std::nullopt;
+  const I64Array& v = a->value.i64s;
+  if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0) return std::nullopt;
+  return Stride{v[0], v[1], v[2]};
+}
+
+enum class Propagation { Source, Keep, Multiply, Divide, Lhs, Target };
+
+// How `op` derives its output stride from its input (sec. 10.1); Target when a present target
+// operand decides it.
+Propagation propagationOf(std::string_view name, bool hasTarget) {
+  if (name == "sparse.make" || name == "voxelize") return Propagation::Source;
+  if (name == "conv3d" || name == "pool3d") return Propagation::Multiply;
+  if (name == "subm_conv3d" || name == "normalized_subm_conv3d" || name == "sparse.with_features")
+    return Propagation::Keep;
+  if (name == "target_conv3d" || name == "target_conv_transpose3d" ||
+      name == "target_normalized_conv_transpose3d" || name == "sparse.reindex")
+    return Propagation::Target;
+  if (name == "pool_transpose3d" || name == "trilinear_upsample3d")
+    return hasTarget ? Propagation::Target : Propagation::Divide;
+  if (name == "conv_transpose3d" || name == "normalized_conv_transpose3d" ||
+      name == "generative_conv_transpose3d" || name == "normalized_generative_conv_transpose3d")
+    return Propagation::Divide;
+  return Propagation::Lhs; // sparse.binary, sparse.cat
+}
+
+// Component-wise product; nullopt on overflow (the stride is then unknown).
+std::optional<Stride> times(const Stride& a, const Stride& b) {
+  Stride out{};
+  for (int i = 0; i < 3; ++i)
+    if (__builtin_mul_overflow(a[i], b[i], &out[i])) return std::nullopt;
+  return out;
+}
+
+} // namespace
+
+void verifyStrides(const ArtifactFunction& f, DiagnosticSink& sink) {
+  std::unordered_map<std::string, Stride> strides;
+  const auto strideOf = [&](const ArtifactValueUse& use) -> std::optional<Stride> {
+    const auto it = strides.find(use.name);
+    return it == strides.end() ? std::nullopt : std::optional<Stride>(it->second);
+  };
+  for (const ArtifactOp& op : f.ops) {
+    if (!op.schema || op.results.size() != 1 || !op.results[0].type.isSparse()) continue;
+    OpContext ctx(op, sink);
+    if (!ctx.operandsResolved()) continue;
+    const std::string_view name = op.schema->name;
+    const bool hasTarget = ctx.operand("target") != nullptr;
+    const std::optional<Stride> input = op.operands.empty() ? std::nullopt : strideOf(op.operands[0]);
+    const std::optional<Stride> attr = strideAttr(op);
+    std::optional<Stride> out;
+    switch (propagationOf(name, hasTarget)) {
+    case Propagation::Source:
+      out = attr;
+      break;
+    case Propagation::Keep:
+      out = input;
+      break;
+    case Propagation::Multiply:
+      if (input && attr) out = times(*input, *attr);
+      break;
+    case Propagation::Divide:
+      if (input && attr) {
+        if ((*input)[0] % (*attr)[0] || (*input)[1] % (*attr)[1] || (*input)[2] % (*attr)[2]) {
+          ctx.error("transpose stride must divide the input tensor stride (input stride " +
+                    strideText(*input) + ", op stride " + strideText(*attr) + ")");
+        } else {
+          out = Stride{(*input)[0] / (*attr)[0], (*input)[1] / (*attr)[1], (*input)[2] / (*attr)[2]};
+        }
+      }
+      break;
+    case Propagation::Lhs: {
+      out = input;
+      const std::optional<Stride> rhs = op.operands.size() > 1 ? strideOf(op.operands[1]) : std::nullopt;
+      if (input && rhs && *input != *rhs)
+        ctx.error("sparse tensor strides must match (" + strideText(*input) + " vs " + strideText(*rhs) +
+                  ")");
+      break;
+    }
+    case Propagation::Target: {
+      const std::optional<Stride> target = op.operands.size() > 1 ? strideOf(op.operands[1]) : std::nullopt;
+      out = target;
+      if (!input || !target) break;
+      if (name == "sparse.reindex") {
+        if (*input != *target)
+          ctx.error("sparse tensor strides must match (" + strideText(*input) + " vs " + strideText(*target) +
+                    ")");
+      } else if (name == "target_conv3d") {
+        const std::optional<Stride> expected = attr ? times(*input, *attr) : std::nullopt;
+        if (expected && *target != *expected)
+          ctx.error("target coordinates must use the convolution output stride (target stride " +
+                    strideText(*target) + ")");
+      } else if (attr) {
+        if ((*input)[0] % (*attr)[0] || (*input)[1] % (*attr)[1] || (*input)[2] % (*attr)[2]) {
+          ctx.error("transpose stride must divide the input tensor stride (input stride " +
+                    strideText(*input) + ", op stride " + strideText(*attr) + ")");
+        } else {
+          const Stride expected{(*input)[0] / (*attr)[0], (*input)[1] / (*attr)[1], (*input)[2] / (*attr)[2]};
+          if (*target != expected)
+            ctx.error("target stride " + strideText(*target) + " does not match transposed output stride " +
+                      strideText(expected));
+        }
+      }
+      break;
+    }
+    }
+    if (out) strides[op.results[0].name] = *out;
+  }
+}
+
+} // namespace lattice::detail

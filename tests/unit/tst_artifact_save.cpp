@@ -1,0 +1,407 @@
+// Tests for core/artifact/ArtifactSave: the atomic writer of lowering.md §6.3 (success,
+// replacement, injected faults, cancellation, bad targets) and the payload validation of §6.4.
+// Fixtures are the reference exporter's conformance artifacts.
+
+#include "artifact/ArtifactSave.h"
+#include "tensor/Safetensors.h"
+
+#include <QtTest/QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace lattice;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kModels = std::string(LATTICE_TEST_DATA_DIR) + "/conformance/models/";
+const std::string kDigest = "1380f1e819fc0eb1af587202ecec3c14ec2c981d249333c5061f0263f82072ad";
+
+std::string readBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void writeBytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+// A reference artifact: its graph text, its tensors and the weights file bytes.
+struct Payload {
+  std::string graph;
+  std::vector<NamedTensor> weights;
+  std::string weightBytes;
+};
+
+Payload referencePayload(const std::string& caseName) {
+  const fs::path dir = kModels + caseName + "/expected.lattice";
+  Payload p;
+  p.graph = readBytes(dir / "graph.mlir");
+  p.weightBytes = readBytes(dir / "weights.safetensors");
+  Expected<SafetensorsFile> file = SafetensorsFile::open((dir / "weights.safetensors").string());
+  if (!file)
+    qFatal("%s", file.message().c_str());
+  p.weights = file->tensors(); // views that keep the mapping alive
+  return p;
+}
+
+// Relative path -> bytes of every file below `dir` (directories as "<dir>/").
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = fs::relative(e.path(), dir).string();
+    files[e.is_directory() ? rel + "/" : rel] = e.is_directory() ? "" : readBytes(e.path());
+  }
+  return files;
+}
+
+std::set<std::string> entries(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    names.insert(e.path().filename().string());
+  return names;
+}
+
+std::string header(bool digest = true) {
+  return "module attributes {\n  lattice.ir_version = 2,\n" +
+         (digest ? "  lattice.schema_digest = \"" + kDigest + "\",\n" : std::string()) +
+         "  lattice.weight_file = \"weights.safetensors\"\n} {\n  func.func @forward(\n  ) {\n";
+}
+
+std::string weightOp(const std::string& key) {
+  return "    %w = lattice.weight @w {storage_key = \"" + key + "\", layout = "
+         "#lattice.weight_layout<bias_c>} : !lattice.weight<bias, f32>\n";
+}
+
+const std::string kFooter = "    return %x : tensor<?x2xf32>\n  }\n}\n";
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
+
+class TestArtifactSave : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void init();
+
+  void savesNewArtifact();
+  void replacesExistingArtifact();
+  void trailingSlash();
+  void refusesExistingWithoutClean();
+  void faultKeepsPreviousArtifact_data();
+  void faultKeepsPreviousArtifact();
+  void cancelKeepsPreviousArtifact();
+  void progressReportsBytes();
+  void validationFailureKeepsPrevious();
+  void targetIsFile();
+  void parentIsFile();
+  void parentNotWritable();
+
+  void validatePayload_data();
+  void validatePayload();
+  void extractStorageKeys_data();
+  void extractStorageKeys();
+  void validationScalesLinearly();
+
+private:
+  std::unique_ptr<QTemporaryDir> m_tmp;
+  fs::path m_parent;
+  fs::path m_target;
+};
+
+void TestArtifactSave::init() {
+  m_tmp = std::make_unique<QTemporaryDir>();
+  QVERIFY(m_tmp->isValid());
+  m_parent = fs::path(m_tmp->path().toStdString()) / "out";
+  m_target = m_parent / "model.lattice";
+}
+
+void TestArtifactSave::savesNewArtifact() {
+  const Payload p = referencePayload("sparse_classifier");
+  const fs::path parent = m_parent / "nested" / "deeper"; // created on demand
+  const fs::path target = parent / "model.lattice";
+  Status s = saveArtifactFiles(target.string(), p.graph, p.weights);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(target), (std::set<std::string>{"graph.mlir", "weights.safetensors"}));
+  QCOMPARE(readBytes(target / "graph.mlir"), p.graph);
+  // The reference's own weights file comes back byte for byte.
+  QCOMPARE(readBytes(target / "weights.safetensors"), p.weightBytes);
+  QCOMPARE(entries(parent), std::set<std::string>{"model.lattice"});
+  struct stat info {};
+  QCOMPARE(::stat(target.c_str(), &info), 0);
+  QCOMPARE(info.st_mode & 0777, 0700u); // mkdtemp's mode, as the reference
+}
+
+void TestArtifactSave::replacesExistingArtifact() {
+  const Payload old = referencePayload("quantized_classifier_int8");
+  QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+  writeBytes(m_target / "stale.txt", "left over");
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(m_target), (std::set<std::string>{"graph.mlir", "weights.safetensors"}));
+  QCOMPARE(readBytes(m_target / "graph.mlir"), p.graph);
+  QCOMPARE(readBytes(m_target / "weights.safetensors"), p.weightBytes);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::trailingSlash() {
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string() + "/", p.graph, p.weights);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+  QCOMPARE(readBytes(m_target / "graph.mlir"), p.graph);
+}
+
+void TestArtifactSave::refusesExistingWithoutClean() {
+  const Payload p = referencePayload("sparse_classifier");
+  QVERIFY(saveArtifactFiles(m_target.string(), p.graph, p.weights).ok());
+  const auto before = snapshot(m_target);
+  SaveOptions options;
+  options.clean = false;
+  const Payload other = referencePayload("quantized_classifier_int8");
+  Status s = saveArtifactFiles(m_target.string(), other.graph, other.weights, options);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), qs("artifact directory already exists: " + m_target.string()));
+  QCOMPARE(snapshot(m_target), before);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::faultKeepsPreviousArtifact_data() {
+  QTest::addColumn<QString>("point");
+  QTest::addColumn<bool>("previous");
+  for (const char* point : {"after-graph", "during-weights", "before-swap", "after-backup"}) {
+    QTest::addRow("%s, over a previous artifact", point) << QString::fromLatin1(point) << true;
+    QTest::addRow("%s, new target", point) << QString::fromLatin1(point) << false;
+  }
+}
+
+void TestArtifactSave::faultKeepsPreviousArtifact() {
+  QFETCH(QString, point);
+  QFETCH(bool, previous);
+  std::map<std::string, std::string> before;
+  if (previous) {
+    const Payload old = referencePayload("quantized_classifier_int8");
+    QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+    writeBytes(m_target / "notes.txt", "kept byte for byte");
+    before = snapshot(m_target);
+  }
+  const std::string wanted = point.toStdString();
+  std::vector<uint64_t> weightBytesSeen;
+  SaveOptions options;
+  options.injectFault = [&](std::string_view at, uint64_t bytes) {
+    if (at != wanted)
+      return false;
+    if (at != "during-weights")
+      return true;
+    // Fail once the header and at least one tensor are written.
+    weightBytesSeen.push_back(bytes);
+    return weightBytesSeen.size() == 2;
+  };
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights, options);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), QStringLiteral("injected fault at '%1'").arg(point));
+  if (wanted == "during-weights") {
+    QCOMPARE(weightBytesSeen.size(), std::size_t(2));
+    QVERIFY(weightBytesSeen[1] > weightBytesSeen[0]);
+  }
+  if (previous) {
+    QCOMPARE(snapshot(m_target), before);
+    QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+  } else {
+    QVERIFY(entries(m_parent).empty()); // no temporary left
+  }
+}
+
+void TestArtifactSave::cancelKeepsPreviousArtifact() {
+  const Payload old = referencePayload("quantized_classifier_int8");
+  QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+  const auto before = snapshot(m_target);
+  SaveOptions options;
+  int calls = 0;
+  options.progress = [&](uint64_t, uint64_t) { return ++calls < 2; };
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights, options);
+  QVERIFY(!s.ok());
+  QCOMPARE(calls, 2);
+  QCOMPARE(qs(s.message()), qs("artifact save cancelled: " + m_target.string()));
+  QCOMPARE(snapshot(m_target), before);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::progressReportsBytes() {
+  const Payload p = referencePayload("sparse_classifier");
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  SaveOptions options;
+  options.progress = [&](uint64_t done, uint64_t total) {
+    calls.emplace_back(done, total);
+    return true;
+  };
+  QVERIFY(saveArtifactFiles(m_target.string(), p.graph, p.weights, options).ok());
+  QVERIFY(!calls.empty());
+  for (std::size_t i = 1; i < calls.size(); ++i)
+    QVERIFY(calls[i].first > calls[i - 1].first);
+  QCOMPARE(calls.back().first, uint64_t(p.weightBytes.size()));
+  QCOMPARE(calls.back().second, uint64_t(p.weightBytes.size()));
+}
+
+void TestArtifactSave::validationFailureKeepsPrevious() {
+  const Payload old = referencePayload("quantized_classifier_int8");
+  QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+  const auto before = snapshot(m_target);
+
+  const Payload p = referencePayload("sparse_classifier");
+  std::vector<NamedTensor> extra = p.weights;
+  extra.push_back({"zz.extra", p.weights.front().tensor});
+  extra.push_back({"aa.extra", p.weights.front().tensor});
+  Status s = saveArtifactFiles(m_target.string(), p.graph, extra);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), QStringLiteral("artifact contains unreferenced weights: aa.extra, zz.extra"));
+  QCOMPARE(snapshot(m_target), before);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+
+  // Without validation the same payload is written.
+  SaveOptions options;
+  options.validate = false;
+  s = saveArtifactFiles(m_target.string(), p.graph, extra, options);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  Expected<SafetensorsFile> written = SafetensorsFile::open((m_target / "weights.safetensors").string());
+  QVERIFY(written.ok());
+  QCOMPARE(written->tensors().size(), extra.size());
+}
+
+void TestArtifactSave::targetIsFile() {
+  fs::create_directories(m_parent);
+  writeBytes(m_target, "not a directory");
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), qs("artifact path exists and is not a directory: " + m_target.string()));
+  QCOMPARE(readBytes(m_target), std::string("not a directory"));
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::parentIsFile() {
+  fs::create_directories(m_parent);
+  writeBytes(m_parent / "file", "x");
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles((m_parent / "file" / "model.lattice").string(), p.graph, p.weights);
+  QVERIFY(!s.ok());
+  QVERIFY2(s.message().rfind("cannot create directory " + (m_parent / "file").string() + ": ", 0) == 0,
+           s.message().c_str());
+  QCOMPARE(entries(m_parent), std::set<std::string>{"file"});
+}
+
+void TestArtifactSave::parentNotWritable() {
+  if (::geteuid() == 0)
+    QSKIP("root ignores directory permissions");
+  fs::create_directories(m_parent);
+  fs::permissions(m_parent, fs::perms::owner_read | fs::perms::owner_exec);
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  fs::permissions(m_parent, fs::perms::owner_all);
+  QVERIFY(!s.ok());
+  QVERIFY2(s.message().rfind("cannot create temporary directory in " + m_parent.string(), 0) == 0,
+           s.message().c_str());
+  QVERIFY(entries(m_parent).empty());
+}
+
+void TestArtifactSave::validatePayload_data() {
+  QTest::addColumn<QString>("text");
+  QTest::addColumn<QStringList>("keys");
+  QTest::addColumn<QString>("message"); // empty: valid
+  const QString valid = qs(header() + weightOp("stem.bias") + kFooter);
+  QTest::newRow("dense key") << valid << QStringList{"stem.bias"} << "";
+  QTest::newRow("quantized keys")
+      << qs(header() + weightOp("stem.weight") + kFooter)
+      << QStringList{"stem.weight.weight", "stem.weight.scales", "stem.weight.biases"} << "";
+  QTest::newRow("no weights") << qs(header() + kFooter) << QStringList{} << "";
+  QTest::newRow("missing digest")
+      << qs(header(false) + kFooter) << QStringList{}
+      << qs("artifact graph is missing contract metadata: lattice.schema_digest = \"" + kDigest + "\"");
+  QTest::newRow("empty text") << "" << QStringList{}
+      << qs("artifact graph is missing contract metadata: lattice.ir_version = 2, "
+            "lattice.schema_digest = \"" + kDigest + "\", lattice.weight_file = "
+            "\"weights.safetensors\", func.func @forward(, return ");
+  QTest::newRow("missing storage key")
+      << qs(header() + weightOp("stem.bias") + weightOp("head.bias") + kFooter)
+      << QStringList{"stem.bias"} << "artifact weight is missing storage key 'head.bias'";
+  QTest::newRow("prefix without a dot is not a match")
+      << valid << QStringList{"stem.biasX"} << "artifact weight is missing storage key 'stem.bias'";
+  QTest::newRow("unreferenced, sorted")
+      << valid << QStringList{"z", "stem.bias", "b.x", "stem"}
+      << "artifact contains unreferenced weights: b.x, stem, z";
+}
+
+void TestArtifactSave::validatePayload() {
+  QFETCH(QString, text);
+  QFETCH(QStringList, keys);
+  QFETCH(QString, message);
+  std::vector<std::string> stored;
+  for (const QString& k : keys)
+    stored.push_back(k.toStdString());
+  Status s = validateArtifactPayload(text.toStdString(), stored);
+  QCOMPARE(s.ok() ? QString() : qs(s.message()), message);
+}
+
+void TestArtifactSave::extractStorageKeys_data() {
+  QTest::addColumn<QString>("text");
+  QTest::addColumn<QStringList>("keys");
+  QTest::newRow("writer form") << R"({storage_key = "a.b", x = 1} {storage_key = "c"})"
+                               << QStringList{"a.b", "c"};
+  QTest::newRow("free spacing") << "storage_key\n  =\t\"k1\" storage_key=\"k2\""
+                                << QStringList{"k1", "k2"};
+  QTest::newRow("empty value is skipped") << R"(storage_key = "" storage_key = "k")"
+                                          << QStringList{"k"};
+  QTest::newRow("no equals sign") << R"(storage_key "x" storage_key = "y")" << QStringList{"y"};
+  QTest::newRow("unterminated") << R"(storage_key = "a" storage_key = "b)" << QStringList{"a"};
+  QTest::newRow("other attributes") << R"(sym_name = "x", layout = "y")" << QStringList{};
+}
+
+void TestArtifactSave::extractStorageKeys() {
+  QFETCH(QString, text);
+  QFETCH(QStringList, keys);
+  QStringList got;
+  for (const std::string& k : lattice::extractStorageKeys(text.toStdString()))
+    got << qs(k);
+  QCOMPARE(got, keys);
+}
+
+void TestArtifactSave::validationScalesLinearly() {
+  // 100k weights, half quantized: a quadratic check would not finish within the test timeout.
+  const int n = 50000;
+  std::string text = header();
+  std::vector<std::string> stored;
+  for (int i = 0; i < n; ++i) {
+    const std::string dense = "layer" + std::to_string(i) + ".bias";
+    const std::string packed = "layer" + std::to_string(i) + ".weight";
+    text += weightOp(dense) + weightOp(packed);
+    stored.push_back(dense);
+    for (const char* part : {".weight", ".scales", ".biases"})
+      stored.push_back(packed + part);
+  }
+  text += kFooter;
+  QElapsedTimer timer;
+  timer.start();
+  Status s = validateArtifactPayload(text, stored);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  stored.push_back("orphan");
+  s = validateArtifactPayload(text, stored);
+  QCOMPARE(qs(s.ok() ? "" : s.message()), QStringLiteral("artifact contains unreferenced weights: orphan"));
+  qInfo("validated %d storage keys twice in %lld ms", 2 * n, timer.elapsed());
+}
+
+QTEST_APPLESS_MAIN(TestArtifactSave)
+#include "tst_artifact_save.moc"

@@ -1,0 +1,439 @@
+// Tests for MlirModuleWriter: SSA naming (format spec sec. 9), module layout edge cases (sec. 3),
+// op line forms, attribute order and defaults (sec. 6, 8), errors (sec. 16), line provenance and
+// linear-time building. Value texts are in tst_mlir_attributes; the byte-exact conformance
+// rebuilds are in tst_mlir_writer_conformance.
+
+#include "artifact/MlirTypes.h"
+#include "artifact/MlirWriter.h"
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <limits>
+
+using namespace lattice;
+
+namespace {
+
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+// A dense f32 weight record named like the torch producer names it (lowering spec sec. 5.6-5.7).
+OpRecord weightRecord(const std::string& key, const std::string& layout, const std::string& family) {
+  std::string safe = key;
+  std::replace(safe.begin(), safe.end(), '.', '_');
+  OpRecord r;
+  r.op = "weight";
+  r.symbol = safe;
+  r.attributes = {{"storage_key", key}, {"layout", layout}, {"packing", PackingAttr::dense()}};
+  r.resultStems = {safe};
+  r.resultTypes = {weightType(family, "f32")};
+  return r;
+}
+
+OpRecord activationRecord(const MlirValue& input, const std::string& stem) {
+  OpRecord r;
+  r.op = "activation";
+  r.operands = {input};
+  r.attributes = {
+      {"kind", "relu"}, {"approximate", "none"}, {"alpha", 0.01}, {"beta", 1.0}, {"threshold", 20.0}};
+  r.resultStems = {stem};
+  r.resultTypes = {input.type};
+  return r;
+}
+
+} // namespace
+
+class TestMlirWriter : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void uniqueNames();
+  void decomposeNaming();
+  void layoutOneArgumentNoOps();
+  void layoutNoArguments();
+  void layoutSeveralResults();
+  void attributeOrderAndDefaults();
+  void noAttributesLeavesDoubleSpace();
+  void optionalOperands();
+  void opErrors();
+  void returnErrors();
+  void errorDoesNotAdvanceNames();
+  void linearTimeForManyOps();
+};
+
+void TestMlirWriter::uniqueNames() {
+  // Sec. 9 and lowering spec sec. 2.5: the counter is appended directly.
+  MlirModuleWriter w;
+  QCOMPARE(q(w.uniqueName("add")), QStringLiteral("add"));
+  QCOMPARE(q(w.uniqueName("add")), QStringLiteral("add1"));
+  QCOMPARE(q(w.uniqueName("add")), QStringLiteral("add2"));
+  QCOMPARE(q(w.uniqueName("cat_1")), QStringLiteral("cat_1"));
+  QCOMPARE(q(w.uniqueName("cat_1")), QStringLiteral("cat_11"));
+  QCOMPARE(q(w.uniqueName("cat_2")), QStringLiteral("cat_2"));
+  QCOMPARE(q(w.uniqueName("cat_1")), QStringLiteral("cat_12"));
+  QCOMPARE(q(w.uniqueName("global_pool")), QStringLiteral("global_pool"));
+  QCOMPARE(q(w.uniqueName("global.pool")), QStringLiteral("global_pool1"));
+  // H4: a literal digit-suffixed stem is not checked against earlier uniqued names.
+  QCOMPARE(q(w.uniqueName("add1")), QStringLiteral("add1"));
+
+  // Arguments and op results share the counter.
+  MlirModuleWriter shared;
+  Expected<MlirValue> x = shared.addArgument("x", std::string(kCoordsTensorType));
+  QVERIFY(x.ok());
+  Expected<MlirValue> x1 = shared.addArgument("x", std::string(kCoordsTensorType));
+  QCOMPARE(q(x1->name), QStringLiteral("x1"));
+  Expected<MlirValue> dotted = shared.addArgument("a.b", std::string(kActiveTensorType));
+  QCOMPARE(q(dotted->name), QStringLiteral("a_b"));
+  Expected<std::vector<MlirValue>> w1 = shared.addOp(weightRecord("x", "channel_c", "channel"));
+  QVERIFY(w1.ok());
+  QCOMPARE(q(w1->at(0).name), QStringLiteral("x2"));
+  OpRecord defaultStem = weightRecord("k", "channel_c", "channel");
+  defaultStem.resultStems.clear();
+  Expected<std::vector<MlirValue>> w2 = shared.addOp(defaultStem);
+  Expected<std::vector<MlirValue>> w3 = shared.addOp(defaultStem);
+  QCOMPARE(q(w2->at(0).name), QStringLiteral("weight"));
+  QCOMPARE(q(w3->at(0).name), QStringLiteral("weight1"));
+}
+
+void TestMlirWriter::decomposeNaming() {
+  // Sec. 9 verified examples.
+  MlirModuleWriter w;
+  const std::string sp = sparseTensorType("f32");
+  Expected<MlirValue> in = w.addArgument("up", sp);
+  QVERIFY(in.ok());
+  OpRecord d;
+  d.op = "sparse.decompose";
+  d.operands = {*in};
+  d.resultTypes = {std::string(kCoordsTensorType), "tensor<?x3xf32>", std::string(kActiveTensorType)};
+  d.resultStems = {"", "act_features_in", "act_active"};
+  Expected<std::vector<MlirValue>> first = w.addOp(d);
+  QVERIFY(first.ok());
+  QCOMPARE(q(w.ops().back().text),
+           q("%sparse_decompose, %act_features_in, %act_active = lattice.sparse.decompose %up : " + sp +
+             " -> (tensor<?x4xi32>, tensor<?x3xf32>, tensor<1xi32>)"));
+  Expected<std::vector<MlirValue>> second = w.addOp(d);
+  QCOMPARE(q(second->at(0).name), QStringLiteral("sparse_decompose1"));
+  QCOMPARE(q(second->at(1).name), QStringLiteral("act_features_in1"));
+  d.resultStems = {"parts", "parts", "parts"};
+  Expected<std::vector<MlirValue>> parts = w.addOp(d);
+  QCOMPARE(q(parts->at(0).name), QStringLiteral("parts"));
+  QCOMPARE(q(parts->at(1).name), QStringLiteral("parts1"));
+  QCOMPARE(q(parts->at(2).name), QStringLiteral("parts2"));
+}
+
+void TestMlirWriter::layoutOneArgumentNoOps() {
+  // Sec. 3: zero ops leave an empty body line.
+  MlirModuleWriter w;
+  Expected<MlirValue> x = w.addArgument("x", "tensor<?x3xf32>");
+  QVERIFY(w.setReturn({*x}).ok());
+  Expected<std::string> text = w.str();
+  QVERIFY(text.ok());
+  QCOMPARE(
+      q(*text),
+      QStringLiteral(
+          "module attributes {\n"
+          "  lattice.ir_version = 2,\n"
+          "  lattice.schema_digest = \"1380f1e819fc0eb1af587202ecec3c14ec2c981d249333c5061f0263f82072ad\",\n"
+          "  lattice.input_names = [\"x\"],\n"
+          "  lattice.input_roles = [\"tensor\"],\n"
+          "  lattice.output_names = [\"x\"],\n"
+          "  lattice.output_roles = [\"tensor\"],\n"
+          "  lattice.weight_file = \"weights.safetensors\"\n"
+          "} {\n"
+          "  func.func @forward(\n"
+          "    %x: tensor<?x3xf32>\n"
+          "  ) -> tensor<?x3xf32> {\n"
+          "\n"
+          "    return %x : tensor<?x3xf32>\n"
+          "  }\n"
+          "}\n"));
+  QCOMPARE(w.argumentLine(0), std::size_t(11));
+  QCOMPARE(w.returnLine(), std::size_t(14));
+}
+
+void TestMlirWriter::layoutNoArguments() {
+  // Sec. 3: zero arguments leave a line of exactly four spaces.
+  MlirModuleWriter w;
+  Expected<std::vector<MlirValue>> weight = w.addOp(weightRecord("scale", "channel_c", "channel"));
+  QVERIFY(weight.ok());
+  QVERIFY(w.setReturn(*weight, {"s"}, {"weight"}).ok());
+  Expected<std::string> text = w.str();
+  QVERIFY(text.ok());
+  const QString expectedTail = QStringLiteral("  lattice.input_names = [],\n"
+                                              "  lattice.input_roles = [],\n"
+                                              "  lattice.output_names = [\"s\"],\n"
+                                              "  lattice.output_roles = [\"weight\"],\n"
+                                              "  lattice.weight_file = \"weights.safetensors\"\n"
+                                              "} {\n"
+                                              "  func.func @forward(\n"
+                                              "    \n"
+                                              "  ) -> !lattice.weight<channel, f32> {\n"
+                                              "    %scale = lattice.weight @scale {storage_key = \"scale\", "
+                                              "layout = #lattice.weight_layout<channel_c>, packing = "
+                                              "#lattice.packing<dense>} : !lattice.weight<channel, f32>\n"
+                                              "    return %scale : !lattice.weight<channel, f32>\n"
+                                              "  }\n"
+                                              "}\n");
+  QVERIFY2(q(*text).endsWith(expectedTail), text->c_str());
+  QCOMPARE(w.opLine(0), std::size_t(13));
+  QCOMPARE(q(text->substr(0, text->size() - 1)).split(QLatin1Char('\n')).at(12),
+           QStringLiteral("    ") + q(w.ops()[0].text));
+}
+
+void TestMlirWriter::layoutSeveralResults() {
+  // Sec. 3: result types in parentheses after `->`, bare in the return; roles by type.
+  MlirModuleWriter w;
+  Expected<MlirValue> dense = w.addArgument("d", "tensor<?x2xf32>");
+  Expected<MlirValue> sparse = w.addArgument("s", sparseTensorType("f32"));
+  QVERIFY(w.setReturn({*sparse, *dense}, {"output_0", "output_1"}).ok());
+  Expected<std::string> text = w.str();
+  QVERIFY(text.ok());
+  const std::string sp = sparseTensorType("f32");
+  QVERIFY(q(*text).contains(QStringLiteral("  lattice.output_names = [\"output_0\", \"output_1\"],\n"
+                                           "  lattice.output_roles = [\"sparse_tensor\", \"tensor\"],\n")));
+  QVERIFY(q(*text).contains(
+      q("    %d: tensor<?x2xf32>,\n    %s: " + sp + "\n  ) -> (" + sp + ", tensor<?x2xf32>) {\n")));
+  QVERIFY(q(*text).endsWith(q("    return %s, %d : " + sp + ", tensor<?x2xf32>\n  }\n}\n")));
+}
+
+void TestMlirWriter::attributeOrderAndDefaults() {
+  // Sec. 8: schema order whatever the given order; accumulation defaults; extras are ignored.
+  MlirModuleWriter w;
+  const std::string sp = sparseTensorType("f32");
+  Expected<MlirValue> in = w.addArgument("in", sp);
+  Expected<std::vector<MlirValue>> weight = w.addOp(weightRecord("up.weight", "conv3d_o_xyz_i", "conv3d"));
+  OpRecord r;
+  r.op = "normalized_conv_transpose3d";
+  r.operands = {*in, weight->at(0)};
+  r.attributes = {{"eps", 1e-8},
+                  {"dilation", std::int64_t(1)},
+                  {"padding", std::int64_t(0)},
+                  {"stride", I64Array{2, 1, 1}},
+                  {"kernel_size", I64Array{2, 1, 1}},
+                  {"output_padding", std::int64_t(0)}};
+  r.resultStems = {"up"};
+  r.resultTypes = {sp};
+  QVERIFY(w.addOp(r).ok());
+  QCOMPARE(q(w.ops().back().text),
+           q("%up = lattice.normalized_conv_transpose3d %in, %up_weight {kernel_size = array<i64: 2, 1, 1>, "
+             "stride = array<i64: 2, 1, 1>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>, "
+             "accumulation = \"canonical_f32\", eps = 0.00000001 : f32} : (" +
+             sp + ", !lattice.weight<conv3d, f32>) -> " + sp));
+
+  // A supplied accumulation is printed as a str at its schema position.
+  OpRecord subm;
+  subm.op = "subm_conv3d";
+  subm.operands = {*in, weight->at(0)};
+  subm.attributes = {{"accumulation", "canonical_f32"},
+                     {"kernel_size", std::int64_t(3)},
+                     {"dilation", std::int64_t(1)},
+                     {"stride", std::int64_t(2)}};
+  subm.resultTypes = {sp};
+  QVERIFY(w.addOp(subm).ok());
+  QCOMPARE(q(w.ops().back().text),
+           q("%subm_conv3d = lattice.subm_conv3d %in, %up_weight {kernel_size = array<i64: 3, 3, 3>, "
+             "dilation = array<i64: 1, 1, 1>, accumulation = \"canonical_f32\"} : (" +
+             sp + ", !lattice.weight<conv3d, f32>) -> " + sp));
+
+  // Lowering spec sec. 5.11: sparse.binary attribute texts.
+  OpRecord binary;
+  binary.op = "sparse.binary";
+  binary.operands = {*in, *in};
+  binary.attributes = {{"rhs_fill", 1.5}, {"lhs_fill", 0.0}, {"join", "outer"}, {"op", "add"}};
+  binary.resultStems = {"add"};
+  binary.resultTypes = {sp};
+  QVERIFY(w.addOp(binary).ok());
+  QCOMPARE(
+      q(w.ops().back().text),
+      q("%add = lattice.sparse.binary %in, %in {op = #lattice.binary_op<add>, join = #lattice.join<outer>, "
+        "lhs_fill = 0.0 : f32, rhs_fill = 1.5 : f32} : (" +
+        sp + ", " + sp + ") -> " + sp));
+}
+
+void TestMlirWriter::noAttributesLeavesDoubleSpace() {
+  // Sec. 6.1: ops without schema attributes print an empty dict, i.e. two spaces before ':'.
+  MlirModuleWriter w;
+  Expected<MlirValue> idx = w.addArgument("idx", "tensor<?xi32>");
+  Expected<std::vector<MlirValue>> table = w.addOp(weightRecord("emb.weight", "embedding_n_c", "embedding"));
+  OpRecord r;
+  r.op = "embedding_lookup";
+  r.operands = {*idx, table->at(0)};
+  r.resultStems = {"emb"};
+  r.resultTypes = {"tensor<?x8xf32>"};
+  QVERIFY(w.addOp(r).ok());
+  QCOMPARE(q(w.ops().back().text),
+           QStringLiteral("%emb = lattice.embedding_lookup %idx, %emb_weight  : (tensor<?xi32>, "
+                          "!lattice.weight<embedding, f32>) -> tensor<?x8xf32>"));
+}
+
+void TestMlirWriter::optionalOperands() {
+  // Sec. 6.1: an absent optional operand is simply omitted.
+  MlirModuleWriter w;
+  const std::string sp = sparseTensorType("f32");
+  Expected<MlirValue> in = w.addArgument("in", sp);
+  Expected<MlirValue> target = w.addArgument("target", sp);
+  OpRecord r;
+  r.op = "trilinear_upsample3d";
+  r.operands = {*in};
+  r.attributes = {{"stride", I64Array{2, 1, 1}}};
+  r.resultTypes = {sp};
+  QVERIFY(w.addOp(r).ok());
+  QCOMPARE(q(w.ops().back().text),
+           q("%trilinear_upsample3d = lattice.trilinear_upsample3d %in {stride = array<i64: 2, 1, 1>} : (" +
+             sp + ") -> " + sp));
+  r.operands = {*in, *target};
+  QVERIFY(w.addOp(r).ok());
+  QCOMPARE(q(w.ops().back().text), q("%trilinear_upsample3d1 = lattice.trilinear_upsample3d %in, %target "
+                                     "{stride = array<i64: 2, 1, 1>} : (" +
+                                     sp + ", " + sp + ") -> " + sp));
+}
+
+void TestMlirWriter::opErrors() {
+  MlirModuleWriter w;
+  const std::string sp = sparseTensorType("f32");
+  Expected<MlirValue> in = w.addArgument("in", sp);
+  Expected<MlirValue> dense = w.addArgument("dense", "tensor<?x4xf32>");
+  auto expectError = [&](const OpRecord& r, const QString& part) {
+    Expected<std::vector<MlirValue>> result = w.addOp(r);
+    if (result.ok()) return QStringLiteral("no error");
+    return q(result.message()).contains(part) ? QString() : q(result.message());
+  };
+
+  OpRecord pool;
+  pool.op = "pool3d";
+  pool.operands = {*in};
+  pool.attributes = {{"mode", "avg"},
+                     {"kernel_size", std::int64_t(2)},
+                     {"stride", std::int64_t(2)},
+                     {"padding", std::int64_t(0)}};
+  pool.resultStems = {"down"};
+  pool.resultTypes = {sp};
+  QCOMPARE(expectError(pool, QStringLiteral("lattice.pool3d 'down': missing required attribute 'dilation'")),
+           QString());
+
+  OpRecord unknown = pool;
+  unknown.op = "quantized_conv3d";
+  QCOMPARE(expectError(unknown, QStringLiteral("unknown lattice op 'quantized_conv3d'")), QString());
+
+  OpRecord layerNorm;
+  layerNorm.op = "layer_norm";
+  layerNorm.operands = {*dense};
+  layerNorm.attributes = {{"eps", 1e-5}};
+  layerNorm.resultTypes = {"tensor<?x4xf32>"};
+  QCOMPARE(expectError(layerNorm, QStringLiteral("expected 3 operands, got 1")), QString());
+
+  OpRecord conv;
+  conv.op = "conv3d";
+  conv.operands = {*in};
+  conv.resultTypes = {sp};
+  QCOMPARE(expectError(conv, QStringLiteral("expected 2 to 3 operands, got 1")), QString());
+
+  OpRecord softmax;
+  softmax.op = "softmax";
+  softmax.operands = {*in};
+  softmax.attributes = {{"axis", std::int64_t(-1)}};
+  softmax.resultTypes = {"tensor<?x4xf32>"};
+  QCOMPARE(expectError(softmax, QStringLiteral("operand 'input' expects a tensor value")), QString());
+  softmax.operands = {MlirValue{"ghost", "tensor<?x4xf32>"}};
+  QCOMPARE(expectError(softmax, QStringLiteral("uses undefined value %ghost")), QString());
+  softmax.operands = {*dense};
+  softmax.resultTypes = {sp};
+  QCOMPARE(expectError(softmax, QStringLiteral("result 'result' expects a tensor type")), QString());
+  softmax.resultTypes = {"tensor<?x4xf32>"};
+  softmax.attributes = {{"axis", std::int64_t(-1)}, {"axis", std::int64_t(0)}};
+  QCOMPARE(expectError(softmax, QStringLiteral("duplicate attribute 'axis'")), QString());
+  softmax.attributes = {{"axis", 1.5}};
+  softmax.resultStems = {"bad name"};
+  QCOMPARE(expectError(softmax, QStringLiteral("invalid ssa name 'bad name'")), QString());
+
+  OpRecord act = activationRecord(*dense, "act");
+  act.attributes[1].value = std::string("erf");
+  QCOMPARE(expectError(act, QStringLiteral("attribute 'approximate': unknown gelu_approx value 'erf'")),
+           QString());
+  act = activationRecord(*dense, "act");
+  act.attributes[2].value = std::numeric_limits<double>::quiet_NaN();
+  QCOMPARE(expectError(act, QStringLiteral("attribute 'alpha': non-finite float nan")), QString());
+
+  OpRecord weight = weightRecord("stem.weight", "conv3d_o_xyz_i", "conv3d");
+  weight.symbol = "0bad";
+  QCOMPARE(expectError(weight, QStringLiteral("invalid weight symbol '0bad'")), QString());
+  weight = weightRecord("stem.weight", "conv3d_o_zyx_i", "conv3d");
+  QCOMPARE(expectError(weight, QStringLiteral("unknown weight_layout value 'conv3d_o_zyx_i'")), QString());
+  weight = weightRecord("stem\"weight", "conv3d_o_xyz_i", "conv3d");
+  weight.symbol = "stem_weight";
+  weight.resultStems = {"stem_weight"};
+  QCOMPARE(expectError(weight, QStringLiteral("attribute 'storage_key'")), QString());
+
+  QCOMPARE(w.opCount(), std::size_t(0));
+  QVERIFY(!w.addArgument("x y", "tensor<?xf32>").ok());
+  QVERIFY(!w.addArgument("x", "tensor<?xf32>", "points").ok());
+  QVERIFY(!w.addArgument("x", "f32").ok());
+}
+
+void TestMlirWriter::returnErrors() {
+  MlirModuleWriter w;
+  Expected<std::string> empty = w.str();
+  QVERIFY(!empty.ok());
+  QCOMPARE(q(empty.message()), QStringLiteral("mlir module has no return values"));
+  Expected<MlirValue> x = w.addArgument("x", "tensor<?xf32>");
+  QVERIFY(!w.setReturn({}).ok());
+  Status mismatch = w.setReturn({*x}, {"a", "b"});
+  QVERIFY(!mismatch.ok());
+  QCOMPARE(q(mismatch.message()), QStringLiteral("output names must match the number of artifact outputs"));
+  QVERIFY(!w.setReturn({MlirValue{"y", "tensor<?xf32>"}}).ok());
+  QVERIFY(!w.setReturn({*x}, {"bad\nname"}).ok());
+  // A later setReturn replaces the earlier one.
+  QVERIFY(w.setReturn({*x}, {"first"}).ok());
+  QVERIFY(w.setReturn({*x}, {"second"}).ok());
+  QVERIFY(q(*w.str()).contains(QStringLiteral("lattice.output_names = [\"second\"]")));
+}
+
+void TestMlirWriter::errorDoesNotAdvanceNames() {
+  MlirModuleWriter w;
+  Expected<MlirValue> dense = w.addArgument("dense", "tensor<?x4xf32>");
+  OpRecord act = activationRecord(*dense, "act");
+  act.attributes.pop_back(); // no threshold
+  QVERIFY(!w.addOp(act).ok());
+  Expected<std::vector<MlirValue>> ok = w.addOp(activationRecord(*dense, "act"));
+  QVERIFY(ok.ok());
+  QCOMPARE(q(ok->at(0).name), QStringLiteral("act"));
+  QCOMPARE(w.opCount(), std::size_t(1));
+}
+
+void TestMlirWriter::linearTimeForManyOps() {
+  // 40 000 ops must build and print quickly; a quadratic writer takes minutes here.
+  QElapsedTimer timer;
+  timer.start();
+  MlirModuleWriter w;
+  const std::string sp = sparseTensorType("f32");
+  Expected<MlirValue> x = w.addArgument("x", sp);
+  MlirValue current = *x;
+  constexpr int kOps = 40000;
+  for (int i = 0; i < kOps; ++i) {
+    OpRecord add;
+    add.op = "sparse.binary";
+    add.operands = {current, *x};
+    add.attributes = {{"op", "add"}, {"join", "inner"}, {"lhs_fill", 0.0}, {"rhs_fill", 0.0}};
+    add.resultStems = {"add"};
+    add.resultTypes = {sp};
+    Expected<std::vector<MlirValue>> result = w.addOp(add);
+    QVERIFY(result.ok());
+    current = result->at(0);
+  }
+  QCOMPARE(q(current.name), QStringLiteral("add39999"));
+  QVERIFY(w.setReturn({current}).ok());
+  Expected<std::string> text = w.str();
+  QVERIFY(text.ok());
+  QVERIFY2(timer.elapsed() < 10000, qPrintable(QString::number(timer.elapsed())));
+
+  // Line provenance: op i sits on line opLine(i).
+  const QStringList lines = q(*text).split(QLatin1Char('\n'));
+  for (std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(12345), std::size_t(kOps - 1)})
+    QCOMPARE(lines.at(int(w.opLine(i)) - 1), QStringLiteral("    ") + q(w.ops()[i].text));
+  QCOMPARE(lines.at(int(w.returnLine()) - 1), q("    return %add39999 : " + sp));
+}
+
+QTEST_APPLESS_MAIN(TestMlirWriter)
+#include "tst_mlir_writer.moc"

@@ -1,0 +1,450 @@
+// MainWindow: actions and menus (File / View / Debug as issue #4 item 1 lists them), the status
+// bar, settings persistence, drag and drop, and the hook for dock panels. The File actions'
+// bodies (open, export, image) are in MainWindowFile.cpp. Panels themselves live in
+// widgets/panels and are added by the application through addPanel().
+
+#include "MainWindow.h"
+
+#include "StudioIcons.h"
+#include "StudioSession.h"
+#include "graph/GraphView.h"
+#include "graph/GraphWidget.h"
+#include "model/Examples.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QSettings>
+#include <QPointer>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
+
+namespace lattice::studio {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+/// The settings store: organisation "Lattice", application "Lattice Studio" (set in main()).
+QSettings settings() {
+  return QSettings();
+}
+
+bool isArtifactDirectory(const QString& path) {
+  return QFileInfo(path).isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("graph.mlir")));
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("LatticeStudioMainWindow"));
+  setWindowTitle(tr("Lattice Studio"));
+  setAcceptDrops(true);
+  setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+  // Side panels run the full height, as in IDEs: the bottom panel sits under the graph only.
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  m_session = new StudioSession(this);
+  m_graph = new GraphWidget(m_session, this);
+  setCentralWidget(m_graph);
+  createActions();
+  createMenus();
+  createToolBar();
+  createStatusBar();
+  connectSession();
+  readSettings();
+  updateActions();
+  updateStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+QAction* MainWindow::makeAction(const QString& id, const QString& text, const QKeySequence& shortcut) {
+  auto* a = new QAction(text, this);
+  a->setObjectName(id);
+  if (!shortcut.isEmpty()) a->setShortcut(shortcut);
+  m_actions.insert(id, a);
+  return a;
+}
+
+QAction* MainWindow::action(const QString& id) const {
+  return m_actions.value(id);
+}
+
+void MainWindow::createActions() {
+  // File
+  connect(makeAction(QStringLiteral("file.open"), tr("&Open Model…"), QKeySequence::Open),
+          &QAction::triggered, this, &MainWindow::onOpenModel);
+  connect(makeAction(QStringLiteral("file.openArtifact"), tr("Open &Artifact…")), &QAction::triggered, this,
+          &MainWindow::onOpenArtifact);
+  connect(makeAction(QStringLiteral("file.export"), tr("&Export Artifact…"), QKeySequence(tr("Ctrl+E"))),
+          &QAction::triggered, this, &MainWindow::onExportArtifact);
+  connect(makeAction(QStringLiteral("file.exportImage"), tr("Export Graph &Image…")), &QAction::triggered,
+          this, &MainWindow::onExportImage);
+  QAction* quit = makeAction(QStringLiteral("file.quit"), tr("&Quit"), QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  // View
+  GraphView* view = m_graph->view();
+  connect(makeAction(QStringLiteral("view.zoomIn"), tr("Zoom &In"), QKeySequence::ZoomIn),
+          &QAction::triggered, view, &GraphView::zoomIn);
+  connect(makeAction(QStringLiteral("view.zoomOut"), tr("Zoom &Out"), QKeySequence::ZoomOut),
+          &QAction::triggered, view, &GraphView::zoomOut);
+  connect(makeAction(QStringLiteral("view.fit"), tr("&Fit to Window"), QKeySequence(tr("Ctrl+0"))),
+          &QAction::triggered, view, &GraphView::fitToView);
+  connect(makeAction(QStringLiteral("view.find"), tr("&Find Node…"), QKeySequence::Find), &QAction::triggered,
+          m_graph, &GraphWidget::showSearch);
+  QAction* minimap = makeAction(QStringLiteral("view.minimap"), tr("&Minimap"));
+  minimap->setCheckable(true);
+  minimap->setChecked(true);
+  connect(minimap, &QAction::toggled, view, &GraphView::setMinimapVisible);
+  QAction* legend = makeAction(QStringLiteral("view.legend"), tr("&Legend"));
+  legend->setCheckable(true);
+  legend->setChecked(true);
+  connect(legend, &QAction::toggled, view, &GraphView::setLegendVisible);
+  m_layoutModeGroup = new QActionGroup(this);
+  QAction* hierarchical =
+      makeAction(QStringLiteral("view.hierarchical"), tr("&Hierarchical (module groups)"));
+  QAction* flat = makeAction(QStringLiteral("view.flat"), tr("F&lat"));
+  for (QAction* a : {hierarchical, flat}) {
+    a->setCheckable(true);
+    m_layoutModeGroup->addAction(a);
+  }
+  hierarchical->setChecked(true);
+  connect(hierarchical, &QAction::toggled, m_graph, &GraphWidget::setHierarchical);
+
+  // Debug
+  connect(makeAction(QStringLiteral("debug.start"), tr("&Start / Restart"), QKeySequence(Qt::Key_F5)),
+          &QAction::triggered, m_session, &StudioSession::startInterpreter);
+  connect(makeAction(QStringLiteral("debug.step"), tr("S&tep"), QKeySequence(Qt::Key_F10)),
+          &QAction::triggered, m_session, &StudioSession::step);
+  connect(makeAction(QStringLiteral("debug.runToSelected"), tr("&Run to Selected Node"),
+                     QKeySequence(Qt::CTRL | Qt::Key_F10)),
+          &QAction::triggered, this, [this] { m_session->runToNode(m_session->selectedNode()); });
+  connect(makeAction(QStringLiteral("debug.continue"), tr("&Continue"), QKeySequence(Qt::Key_F8)),
+          &QAction::triggered, m_session, &StudioSession::continueRun);
+  connect(makeAction(QStringLiteral("debug.breakpoint"), tr("Toggle &Breakpoint"), QKeySequence(Qt::Key_F9)),
+          &QAction::triggered, this, [this] { m_session->toggleBreakpoint(m_session->selectedNode()); });
+  connect(makeAction(QStringLiteral("debug.stop"), tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
+          &QAction::triggered, m_session, &StudioSession::stopInterpreter);
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(action(QStringLiteral("file.open")));
+  QMenu* examples = file->addMenu(tr("Open E&xample"));
+  for (const std::string& name : exampleNames()) {
+    const QString n = QString::fromStdString(name);
+    if (n.startsWith(QStringLiteral("chain:"))) {
+      connect(examples->addAction(tr("chain:N (synthetic)…")), &QAction::triggered, this,
+              &MainWindow::onOpenChain);
+    } else {
+      connect(examples->addAction(n), &QAction::triggered, this, [this, n] { onOpenExample(n); });
+    }
+  }
+  file->addAction(action(QStringLiteral("file.openArtifact")));
+  m_recentMenu = file->addMenu(tr("&Recent Files"));
+  file->addSeparator();
+  file->addAction(action(QStringLiteral("file.export")));
+  file->addAction(action(QStringLiteral("file.exportImage")));
+  file->addSeparator();
+  file->addAction(action(QStringLiteral("file.quit")));
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(action(QStringLiteral("view.zoomIn")));
+  view->addAction(action(QStringLiteral("view.zoomOut")));
+  view->addAction(action(QStringLiteral("view.fit")));
+  view->addSeparator();
+  view->addAction(action(QStringLiteral("view.find")));
+  view->addSeparator();
+  view->addAction(action(QStringLiteral("view.hierarchical")));
+  view->addAction(action(QStringLiteral("view.flat")));
+  view->addSeparator();
+  view->addAction(action(QStringLiteral("view.minimap")));
+  view->addAction(action(QStringLiteral("view.legend")));
+  m_panelsMenu = view->addMenu(tr("&Panels"));
+
+  QMenu* debug = menuBar()->addMenu(tr("&Debug"));
+  debug->addAction(action(QStringLiteral("debug.start")));
+  debug->addAction(action(QStringLiteral("debug.step")));
+  debug->addAction(action(QStringLiteral("debug.runToSelected")));
+  debug->addAction(action(QStringLiteral("debug.continue")));
+  debug->addSeparator();
+  debug->addAction(action(QStringLiteral("debug.breakpoint")));
+  debug->addAction(action(QStringLiteral("debug.stop")));
+}
+
+void MainWindow::createToolBar() {
+  const std::pair<const char*, QIcon> icons[] = {
+      {"file.open", icons::open()},
+      {"file.export", icons::exportArtifact()},
+      {"view.zoomIn", icons::zoomIn()},
+      {"view.zoomOut", icons::zoomOut()},
+      {"view.fit", icons::zoomFit()},
+      {"view.find", icons::find()},
+      {"debug.start", icons::start()},
+      {"debug.step", icons::step()},
+      {"debug.continue", icons::continueRun()},
+      {"debug.runToSelected", icons::runToCursor()},
+      {"debug.breakpoint", icons::breakpoint()},
+      {"debug.stop", icons::stop()},
+  };
+  for (const auto& [id, icon] : icons)
+    action(QString::fromLatin1(id))->setIcon(icon);
+  action(QStringLiteral("file.open"))->setIconText(tr("Open"));
+  action(QStringLiteral("file.export"))->setIconText(tr("Export"));
+  action(QStringLiteral("debug.start"))->setIconText(tr("Start"));
+  action(QStringLiteral("debug.runToSelected"))->setIconText(tr("Run to Node"));
+  action(QStringLiteral("debug.breakpoint"))->setIconText(tr("Breakpoint"));
+  // Tooltips name the shortcut, as debuggers do.
+  for (QAction* a : std::as_const(m_actions))
+    if (!a->shortcut().isEmpty())
+      a->setToolTip(a->text().remove(QLatin1Char('&')).remove(QStringLiteral("…")) + QStringLiteral(" (") +
+                    a->shortcut().toString(QKeySequence::NativeText) + QLatin1Char(')'));
+
+  QToolBar* bar = addToolBar(tr("Main"));
+  bar->setObjectName(QStringLiteral("mainToolBar"));
+  bar->setIconSize(QSize(20, 20));
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->setMovable(false);
+  bar->addAction(action(QStringLiteral("file.open")));
+  bar->addAction(action(QStringLiteral("file.export")));
+  bar->addSeparator();
+  for (const char* id : {"view.zoomIn", "view.zoomOut", "view.fit", "view.find"}) {
+    bar->addAction(action(QString::fromLatin1(id)));
+    if (auto* button = bar->widgetForAction(action(QString::fromLatin1(id))))
+      static_cast<QToolButton*>(button)->setToolButtonStyle(Qt::ToolButtonIconOnly);
+  }
+  bar->addSeparator();
+  for (const char* id : {"debug.start", "debug.step", "debug.continue", "debug.runToSelected",
+                         "debug.breakpoint", "debug.stop"})
+    bar->addAction(action(QString::fromLatin1(id)));
+}
+
+void MainWindow::createStatusBar() {
+  m_modelLabel = new QLabel(this);
+  m_stateLabel = new QLabel(this);
+  m_zoomLabel = new QLabel(this);
+  m_stateLabel->setTextFormat(Qt::RichText);
+  statusBar()->addWidget(m_modelLabel, 1);
+  statusBar()->addPermanentWidget(m_stateLabel);
+  statusBar()->addPermanentWidget(m_zoomLabel);
+  connect(m_graph->view(), &GraphView::zoomChanged, this,
+          [this](qreal z) { m_zoomLabel->setText(QString::number(qRound(z * 100)) + QLatin1Char('%')); });
+}
+
+void MainWindow::connectSession() {
+  StudioSession* s = m_session;
+  connect(s, &StudioSession::modelLoadStarted, this, [this](const QString& ref) {
+    statusBar()->showMessage(tr("Loading %1…").arg(ref));
+    updateActions();
+  });
+  connect(s, &StudioSession::modelLoaded, this, [this] {
+    statusBar()->clearMessage();
+    addRecent(m_session->modelReference());
+    setWindowTitle(tr("%1 — Lattice Studio").arg(m_session->modelReference()));
+  });
+  connect(s, &StudioSession::modelLoadFailed, this, [this](const QString& message) {
+    statusBar()->showMessage(tr("Open failed: %1").arg(message));
+    updateActions();
+  });
+  connect(s, &StudioSession::modelLoadCancelled, this, [this] {
+    statusBar()->showMessage(tr("Loading cancelled"), 4000);
+    updateActions();
+  });
+  connect(s, &StudioSession::traceFailed, this,
+          [this](const QString& message) { statusBar()->showMessage(tr("Trace failed: %1").arg(message)); });
+  for (auto signal : {&StudioSession::graphChanged, &StudioSession::interpreterReset,
+                      &StudioSession::interpreterFinished, &StudioSession::breakpointsChanged})
+    connect(s, signal, this, [this] {
+      updateActions();
+      updateStatus();
+    });
+  connect(s, &StudioSession::interpreterStepped, this, [this] {
+    updateActions();
+    updateStatus();
+  });
+  connect(s, &StudioSession::interpreterFailed, this, [this] {
+    updateActions();
+    updateStatus();
+  });
+  connect(s, &StudioSession::selectionChanged, this, [this] { updateActions(); });
+}
+
+void MainWindow::updateActions() {
+  const bool hasGraph = m_session->graph() != nullptr;
+  const bool hasModel = m_session->model() != nullptr;
+  const auto state = m_session->interpreterState();
+  const bool paused = state == StudioSession::InterpreterState::Paused;
+  const bool canRun = hasModel && (state == StudioSession::InterpreterState::NotStarted || paused);
+  action(QStringLiteral("file.export"))->setEnabled(hasModel);
+  action(QStringLiteral("file.exportImage"))->setEnabled(hasGraph);
+  action(QStringLiteral("debug.start"))->setEnabled(hasModel);
+  action(QStringLiteral("debug.step"))->setEnabled(canRun);
+  action(QStringLiteral("debug.continue"))->setEnabled(canRun);
+  action(QStringLiteral("debug.runToSelected"))->setEnabled(canRun && !m_session->selectedNode().isEmpty());
+  action(QStringLiteral("debug.breakpoint"))->setEnabled(hasGraph && !m_session->selectedNode().isEmpty());
+  action(QStringLiteral("debug.stop"))->setEnabled(state != StudioSession::InterpreterState::NotStarted);
+}
+
+void MainWindow::updateStatus() {
+  const fx::Graph* g = m_session->graph();
+  QString model = m_session->modelReference();
+  if (g) model += tr("  ·  %1 nodes").arg(g->size());
+  if (!m_session->breakpoints().isEmpty())
+    model += tr("  ·  %1 breakpoints").arg(m_session->breakpoints().size());
+  m_modelLabel->setText(model);
+  QString state;
+  switch (m_session->interpreterState()) {
+  case StudioSession::InterpreterState::NotStarted:
+    state = tr("interpreter idle (F5 to start, F10 to step)");
+    break;
+  case StudioSession::InterpreterState::Paused:
+    state = tr("paused before <b>%1</b> · %2 executed")
+                .arg(m_session->currentNode().toHtmlEscaped())
+                .arg(m_session->executedNodes().size());
+    break;
+  case StudioSession::InterpreterState::Finished:
+    state = tr("<span style='color:#2e7d32'>finished</span> · %1 executed")
+                .arg(m_session->executedNodes().size());
+    break;
+  case StudioSession::InterpreterState::Failed:
+    state =
+        tr("<span style='color:#c62828'>failed at <b>%1</b></span>")
+            .arg(m_session->failedNode().isEmpty() ? tr("start") : m_session->failedNode().toHtmlEscaped());
+    break;
+  }
+  m_stateLabel->setText(state);
+}
+
+void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
+  Q_ASSERT(!dock->objectName().isEmpty());
+  // Tabify with the first panel already in that area, so panels stack instead of shrinking.
+  QDockWidget* sibling = nullptr;
+  const QList<QDockWidget*> docks = findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
+  for (QDockWidget* d : docks)
+    if (d != dock && dockWidgetArea(d) == area && !d->isFloating()) {
+      sibling = d;
+      break;
+    }
+  addDockWidget(area, dock);
+  if (sibling) tabifyDockWidget(sibling, dock);
+  m_panelsMenu->addAction(dock->toggleViewAction());
+  if (!restoreDockWidget(dock) && !sibling) // not in the saved layout: a default size once shown
+    m_defaultDockAreas.push_back({QPointer<QDockWidget>(dock), area});
+  if (isVisible()) applyDefaultDockSizes();
+}
+
+void MainWindow::applyDefaultDockSizes() {
+  // resizeDocks() only sticks once the window has its real size, so this runs after show.
+  for (const auto& [dock, area] : std::as_const(m_defaultDockAreas)) {
+    if (!dock) continue;
+    const bool vertical = area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea;
+    const int extent = vertical ? height() / 4 : (area == Qt::LeftDockWidgetArea ? width() / 6 : width() / 4);
+    resizeDocks({dock.data()}, {extent}, vertical ? Qt::Vertical : Qt::Horizontal);
+    qInfo() << "DEBUG dock" << dock->objectName() << extent << dock->size() << size();
+  }
+  m_defaultDockAreas.clear();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!m_defaultDockAreas.isEmpty()) QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+}
+
+void MainWindow::readSettings() {
+  QSettings s = settings();
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  if (s.value(QStringLiteral("window/geometry")).isNull()) resize(1500, 950);
+  m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+  m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
+  action(QStringLiteral("view.minimap"))
+      ->setChecked(s.value(QStringLiteral("options/minimap"), true).toBool());
+  action(QStringLiteral("view.legend"))->setChecked(s.value(QStringLiteral("options/legend"), true).toBool());
+  const bool hierarchical = s.value(QStringLiteral("options/hierarchical"), true).toBool();
+  action(hierarchical ? QStringLiteral("view.hierarchical") : QStringLiteral("view.flat"))->setChecked(true);
+  m_graph->setHierarchical(hierarchical);
+  rebuildRecentMenu();
+}
+
+void MainWindow::writeSettings() const {
+  QSettings s = settings();
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+  s.setValue(QStringLiteral("recentFiles"), m_recent);
+  s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
+  s.setValue(QStringLiteral("options/minimap"), action(QStringLiteral("view.minimap"))->isChecked());
+  s.setValue(QStringLiteral("options/legend"), action(QStringLiteral("view.legend"))->isChecked());
+  s.setValue(QStringLiteral("options/hierarchical"),
+             action(QStringLiteral("view.hierarchical"))->isChecked());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  writeSettings();
+  m_session->cancelLoad();
+  event->accept();
+}
+
+void MainWindow::addRecent(const QString& reference) {
+  if (reference.isEmpty()) return;
+  m_recent.removeAll(reference);
+  m_recent.prepend(reference);
+  while (m_recent.size() > kMaxRecent)
+    m_recent.removeLast();
+  rebuildRecentMenu();
+  QSettings s = settings();
+  s.setValue(QStringLiteral("recentFiles"), m_recent);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  for (const QString& ref : std::as_const(m_recent)) {
+    QAction* a = m_recentMenu->addAction(ref);
+    connect(a, &QAction::triggered, this, [this, ref] {
+      if (isArtifactDirectory(ref))
+        openArtifact(ref);
+      else
+        openModel(ref);
+    });
+  }
+  m_recentMenu->setEnabled(!m_recent.isEmpty());
+  if (!m_recent.isEmpty()) {
+    m_recentMenu->addSeparator();
+    connect(m_recentMenu->addAction(tr("Clear Recent Files")), &QAction::triggered, this, [this] {
+      m_recent.clear();
+      rebuildRecentMenu();
+    });
+  }
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (mime->hasUrls() && mime->urls().size() == 1 && mime->urls().front().isLocalFile())
+    event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.isEmpty()) return;
+  QString path = urls.front().toLocalFile();
+  // A file dropped from inside an archive or artifact stands for its directory.
+  QFileInfo info(path);
+  if (info.isFile()) path = info.absolutePath();
+  event->acceptProposedAction();
+  if (isArtifactDirectory(path))
+    openArtifact(path);
+  else
+    openModel(path);
+}
+
+} // namespace lattice::studio

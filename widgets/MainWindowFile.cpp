@@ -1,0 +1,170 @@
+// MainWindow's File menu bodies: open a model, an example or an artifact; the built-in export
+// (a directory chooser and saveLatticeModelArtifact on a worker thread with progress and
+// cancel, used until the export dialog replaces it through setExportHandler); and the graph
+// image export. The artifact "viewer" here is deliberately minimal (graph.mlir as text): the
+// artifact reader and diff views belong to issue #5.
+
+#include "MainWindow.h"
+
+#include "StudioSession.h"
+#include "graph/GraphWidget.h"
+
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFutureWatcher>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <atomic>
+#include <memory>
+
+namespace lattice::studio {
+
+void MainWindow::openModel(const QString& reference) {
+  if (reference.isEmpty()) return;
+  if (!reference.startsWith(QStringLiteral("example:")))
+    m_lastDirectory = QFileInfo(reference).absolutePath();
+  m_session->openModel(reference);
+}
+
+void MainWindow::onOpenModel() {
+  // .ltfx archives are directories; TorchScript .pt files (issue #7) will be files.
+  const QString dir =
+      QFileDialog::getExistingDirectory(this, tr("Open Model (.ltfx directory)"), m_lastDirectory);
+  if (!dir.isEmpty()) openModel(dir);
+}
+
+void MainWindow::onOpenExample(const QString& name) {
+  openModel(QStringLiteral("example:") + name);
+}
+
+void MainWindow::onOpenChain() {
+  bool ok = false;
+  const int blocks = QInputDialog::getInt(
+      this, tr("Open Chain Example"), tr("Number of conv blocks (3 nodes each):"), 100, 1, 100000, 1, &ok);
+  if (ok) openModel(QStringLiteral("example:chain:") + QString::number(blocks));
+}
+
+void MainWindow::onOpenArtifact() {
+  const QString dir =
+      QFileDialog::getExistingDirectory(this, tr("Open Artifact (.lattice directory)"), m_lastDirectory);
+  if (!dir.isEmpty()) openArtifact(dir);
+}
+
+void MainWindow::openArtifact(const QString& directory) {
+  m_lastDirectory = QFileInfo(directory).absolutePath();
+  if (m_artifactOpener) {
+    m_artifactOpener(directory);
+    addRecent(directory);
+    return;
+  }
+  QFile file(QDir(directory).filePath(QStringLiteral("graph.mlir")));
+  if (!file.open(QIODevice::ReadOnly)) {
+    QMessageBox::warning(this, tr("Open Artifact"), tr("cannot read '%1'").arg(file.fileName()));
+    return;
+  }
+  auto* dock = findChild<QDockWidget*>(QStringLiteral("artifactTextDock"));
+  QPlainTextEdit* text = nullptr;
+  if (!dock) {
+    dock = new QDockWidget(this);
+    dock->setObjectName(QStringLiteral("artifactTextDock"));
+    text = new QPlainTextEdit(dock);
+    text->setReadOnly(true);
+    text->setLineWrapMode(QPlainTextEdit::NoWrap);
+    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    dock->setWidget(text);
+    addPanel(dock, Qt::RightDockWidgetArea);
+  } else {
+    text = qobject_cast<QPlainTextEdit*>(dock->widget());
+  }
+  dock->setWindowTitle(tr("Artifact: %1").arg(QFileInfo(directory).fileName()));
+  text->setPlainText(QString::fromUtf8(file.readAll()));
+  dock->show();
+  dock->raise();
+  addRecent(directory);
+}
+
+void MainWindow::onExportArtifact() {
+  if (m_exportHandler) {
+    m_exportHandler();
+    return;
+  }
+  const Model* model = m_session->model();
+  if (!model) return;
+  QString suggested = QFileInfo(m_session->modelReference()).completeBaseName();
+  if (suggested.startsWith(QStringLiteral("example:")) || suggested.isEmpty())
+    suggested = m_session->modelReference().section(QLatin1Char(':'), 1, 1);
+  const QString target = QFileDialog::getSaveFileName(
+      this, tr("Export Artifact"), QDir(m_lastDirectory).filePath(suggested + QStringLiteral(".lattice")),
+      tr("Lattice artifact directory (*.lattice)"), nullptr, QFileDialog::DontConfirmOverwrite);
+  if (target.isEmpty()) return;
+
+  // The worker reads the model; the progress dialog is modal, so nothing replaces it meanwhile.
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  auto progress = std::make_shared<std::atomic<int>>(0);
+  ExportOptions options = m_session->exportOptions();
+  options.tracer = &m_session->tracer();
+  options.save.progress = [cancel, progress](uint64_t written, uint64_t total) {
+    progress->store(total ? int(written * 1000 / total) : 1000);
+    return !cancel->load();
+  };
+  auto* dialog = new QProgressDialog(tr("Lowering and writing weights…"), tr("Cancel"), 0, 1000, this);
+  dialog->setWindowModality(Qt::WindowModal);
+  dialog->setMinimumDuration(300);
+  dialog->setAutoClose(false);
+  dialog->setAutoReset(false);
+  auto* poll = new QTimer(dialog);
+  connect(poll, &QTimer::timeout, dialog, [dialog, progress] { dialog->setValue(progress->load()); });
+  poll->start(100);
+  connect(dialog, &QProgressDialog::canceled, dialog, [cancel] { cancel->store(true); });
+
+  auto* watcher = new QFutureWatcher<QString>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, dialog, target, cancel] {
+    const QString error = watcher->result();
+    watcher->deleteLater();
+    dialog->deleteLater();
+    if (cancel->load()) {
+      statusBar()->showMessage(tr("Export cancelled; nothing was written"), 5000);
+      return;
+    }
+    if (!error.isEmpty()) {
+      QMessageBox::critical(this, tr("Export Artifact"), error);
+      return;
+    }
+    m_lastDirectory = QFileInfo(target).absolutePath();
+    QMessageBox box(QMessageBox::Information, tr("Export Artifact"), tr("Artifact written to %1").arg(target),
+                    QMessageBox::Close, this);
+    QPushButton* open = box.addButton(tr("Open Artifact"), QMessageBox::AcceptRole);
+    box.exec();
+    if (box.clickedButton() == open) openArtifact(target);
+  });
+  const Model* m = model;
+  const std::string dir = target.toStdString();
+  watcher->setFuture(QtConcurrent::run([m, dir, options] {
+    Status s = saveLatticeModelArtifact(*m, dir, options);
+    return s ? QString() : QString::fromStdString(s.message());
+  }));
+}
+
+void MainWindow::onExportImage() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export Graph Image"), QDir(m_lastDirectory).filePath(QStringLiteral("graph.svg")),
+      tr("SVG image (*.svg);;PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!m_graph->exportImage(path, &error))
+    QMessageBox::critical(this, tr("Export Graph Image"), error);
+  else
+    statusBar()->showMessage(tr("Graph written to %1").arg(path), 5000);
+}
+
+} // namespace lattice::studio

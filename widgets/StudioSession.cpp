@@ -1,0 +1,298 @@
+// StudioSession: loading (on a worker thread), tracing with the user's leaf overrides, and the
+// steppable lowering driven from the UI thread. It holds no widgets and draws nothing; the
+// graph layout is the graph view's business (LayoutController), not the session's.
+
+#include "StudioSession.h"
+
+#include "model/Examples.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace lattice::studio {
+
+/// What the worker thread hands back: the model, and its trace or the trace error.
+struct StudioSession::LoadResult {
+  QString reference;
+  std::unique_ptr<Model> model;
+  std::unique_ptr<fx::Graph> graph;
+  QString loadError;
+  QString traceError;
+};
+
+namespace {
+
+QString toQString(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+} // namespace
+
+StudioSession::StudioSession(QObject* parent) : QObject(parent) {}
+
+StudioSession::~StudioSession() = default;
+
+bool StudioSession::isLeaf(const QString& modulePath) const {
+  if (!m_model) return false;
+  const ModuleInfo* module = m_model->module(modulePath.toStdString());
+  return module && m_tracer.isLeaf(*module);
+}
+
+void StudioSession::setLeafOverride(const QString& modulePath, std::optional<bool> leaf) {
+  if (!m_model) return;
+  const std::string path = modulePath.toStdString();
+  if (leaf)
+    m_tracer.setLeafOverride(path, *leaf);
+  else
+    m_tracer.clearLeafOverride(path);
+  retrace();
+}
+
+void StudioSession::setExportOptions(const ExportOptions& options) {
+  m_exportOptions = options;
+  resetInterpreter(true);
+  Q_EMIT exportOptionsChanged();
+}
+
+QString StudioSession::currentNode() const {
+  if (!m_lowering || m_state == InterpreterState::NotStarted || m_state == InterpreterState::Finished)
+    return {};
+  if (m_lowering->direct())
+    return m_state == InterpreterState::Paused ? toQString(m_lowering->directName()) : QString();
+  const fx::Node* node = m_lowering->interpreter->currentNode();
+  return node ? toQString(node->name()) : QString();
+}
+
+// --- loading ---------------------------------------------------------------------------------
+
+std::shared_ptr<StudioSession::LoadResult> StudioSession::loadAndTrace(const QString& reference) {
+  auto result = std::make_shared<StudioSession::LoadResult>();
+  result->reference = reference;
+  Expected<Model> model = loadModel(reference.toStdString());
+  if (!model) {
+    result->loadError = toQString(model.message());
+    return result;
+  }
+  result->model = std::make_unique<Model>(std::move(*model));
+  Expected<std::unique_ptr<fx::Graph>> graph = LatticeTracer().trace(*result->model);
+  if (graph)
+    result->graph = std::move(*graph);
+  else
+    result->traceError = toQString(graph.message());
+  return result;
+}
+
+void StudioSession::openModel(const QString& reference) {
+  const quint64 generation = ++m_loadGeneration;
+  m_loading = true;
+  Q_EMIT modelLoadStarted(reference);
+  auto* watcher = new QFutureWatcher<std::shared_ptr<LoadResult>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
+    watcher->deleteLater();
+    applyLoad(generation, watcher->result());
+  });
+  watcher->setFuture(QtConcurrent::run([reference] { return loadAndTrace(reference); }));
+}
+
+void StudioSession::cancelLoad() {
+  if (!m_loading) return;
+  ++m_loadGeneration; // the running load's result will be dropped
+  m_loading = false;
+  Q_EMIT modelLoadCancelled(m_reference);
+}
+
+void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResult>& result) {
+  if (generation != m_loadGeneration || !result) return; // superseded or cancelled
+  m_loading = false;
+  if (!result->model) {
+    Q_EMIT modelLoadFailed(result->loadError);
+    return;
+  }
+  resetInterpreter(false);
+  m_reference = result->reference;
+  m_model = std::move(result->model);
+  m_graph = std::move(result->graph);
+  m_tracer = LatticeTracer();
+  m_exportOptions = ExportOptions();
+  m_breakpoints.clear();
+  m_selectedNode.clear();
+  m_selectedModule.clear();
+  Q_EMIT modelLoaded();
+  Q_EMIT breakpointsChanged();
+  Q_EMIT selectionChanged(QString());
+  Q_EMIT moduleSelectionChanged(QString());
+  Q_EMIT interpreterReset();
+  if (m_graph)
+    Q_EMIT graphChanged();
+  else
+    Q_EMIT traceFailed(result->traceError);
+}
+
+void StudioSession::retrace() {
+  resetInterpreter(false);
+  Expected<std::unique_ptr<fx::Graph>> graph = m_tracer.trace(*m_model);
+  if (!graph) {
+    m_graph.reset();
+    Q_EMIT interpreterReset();
+    Q_EMIT traceFailed(toQString(graph.message()));
+    return;
+  }
+  m_graph = std::move(*graph);
+  if (!m_selectedNode.isEmpty() && !m_graph->findNode(m_selectedNode.toStdString())) {
+    m_selectedNode.clear();
+    Q_EMIT selectionChanged(QString());
+  }
+  Q_EMIT interpreterReset();
+  Q_EMIT graphChanged();
+}
+
+// --- interpreter -----------------------------------------------------------------------------
+
+void StudioSession::resetInterpreter(bool notify) {
+  m_lowering.reset();
+  m_state = InterpreterState::NotStarted;
+  m_failedNode.clear();
+  m_lastError.clear();
+  m_executed.clear();
+  if (notify) Q_EMIT interpreterReset();
+}
+
+void StudioSession::startInterpreter() {
+  resetInterpreter(false);
+  if (!m_model) {
+    fail(QString(), QStringLiteral("no model is open"));
+    return;
+  }
+  ExportOptions options = m_exportOptions;
+  options.tracer = &m_tracer; // run on the graph the user sees, with their leaf overrides
+  Expected<PreparedLowering> prepared = prepareLowering(*m_model, options);
+  if (!prepared) {
+    fail(QString(), toQString(prepared.message()));
+    return;
+  }
+  m_lowering = std::make_unique<PreparedLowering>(std::move(*prepared));
+  m_state = InterpreterState::Paused;
+  Q_EMIT interpreterReset();
+}
+
+bool StudioSession::ensureStarted() {
+  if (m_state == InterpreterState::NotStarted) startInterpreter();
+  return m_state == InterpreterState::Paused;
+}
+
+void StudioSession::fail(const QString& nodeName, const QString& message) {
+  m_state = InterpreterState::Failed;
+  m_failedNode = nodeName;
+  m_lastError = message;
+  Q_EMIT interpreterFailed(nodeName, message);
+}
+
+bool StudioSession::stepOnce() {
+  if (m_state != InterpreterState::Paused) return false;
+  PreparedLowering& p = *m_lowering;
+  if (p.direct()) {
+    const QString name = toQString(p.directName());
+    Status done = finishLowering(p);
+    if (!done) {
+      m_failedNode = name;
+      m_lastError = toQString(done.message());
+      m_state = InterpreterState::Failed;
+      return false;
+    }
+    m_executed << name;
+    m_state = InterpreterState::Finished;
+    return false;
+  }
+  const fx::Node* node = p.interpreter->currentNode();
+  if (!node) { // started on an empty graph
+    m_state = InterpreterState::Finished;
+    return false;
+  }
+  const QString name = toQString(node->name());
+  Expected<bool> stepped = p.interpreter->step();
+  if (!stepped) {
+    const fx::Node* failed = p.interpreter->failedNode();
+    m_failedNode = failed ? toQString(failed->name()) : name;
+    m_lastError = toQString(stepped.message());
+    m_state = InterpreterState::Failed;
+    return false;
+  }
+  m_executed << name;
+  if (p.interpreter->currentNode()) return true;
+  // The graph ran to its end: flatten the result and set the artifact's outputs (§2.4), so
+  // the builder holds the complete graph.mlir.
+  Status done = finishLowering(p);
+  if (!done) {
+    m_failedNode = name;
+    m_lastError = toQString(done.message());
+    m_state = InterpreterState::Failed;
+    return false;
+  }
+  m_state = InterpreterState::Finished;
+  return false;
+}
+
+void StudioSession::finishStep(const QString& executed) {
+  if (!executed.isEmpty()) Q_EMIT interpreterStepped(executed);
+  if (m_state == InterpreterState::Finished)
+    Q_EMIT interpreterFinished();
+  else if (m_state == InterpreterState::Failed)
+    Q_EMIT interpreterFailed(m_failedNode, m_lastError);
+}
+
+void StudioSession::step() {
+  if (m_state == InterpreterState::NotStarted) {
+    startInterpreter(); // F10 on a fresh session stops on the first node
+    return;
+  }
+  if (m_state != InterpreterState::Paused) return;
+  const int before = m_executed.size();
+  stepOnce();
+  finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+}
+
+void StudioSession::continueRun() {
+  if (!ensureStarted()) return;
+  const int before = m_executed.size();
+  while (stepOnce()) {
+    if (m_breakpoints.contains(currentNode())) break;
+  }
+  finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+}
+
+void StudioSession::runToNode(const QString& nodeName) {
+  if (!m_model || !m_graph || !m_graph->findNode(nodeName.toStdString())) return;
+  // A node that already ran is reached again by restarting.
+  if (m_state != InterpreterState::NotStarted && m_executed.contains(nodeName)) startInterpreter();
+  if (!ensureStarted()) return;
+  const int before = m_executed.size();
+  while (currentNode() != nodeName && stepOnce()) {
+  }
+  finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+}
+
+void StudioSession::stopInterpreter() {
+  resetInterpreter(true);
+}
+
+void StudioSession::toggleBreakpoint(const QString& nodeName) {
+  if (nodeName.isEmpty()) return;
+  if (!m_breakpoints.remove(nodeName)) m_breakpoints.insert(nodeName);
+  Q_EMIT breakpointsChanged();
+}
+
+// --- selection -------------------------------------------------------------------------------
+
+void StudioSession::selectNode(const QString& nodeName) {
+  if (nodeName == m_selectedNode) return;
+  m_selectedNode = nodeName;
+  Q_EMIT selectionChanged(nodeName);
+}
+
+void StudioSession::selectModule(const QString& modulePath) {
+  if (modulePath == m_selectedModule) return;
+  m_selectedModule = modulePath;
+  Q_EMIT moduleSelectionChanged(modulePath);
+}
+
+} // namespace lattice::studio

@@ -1,0 +1,78 @@
+#pragma once
+/// \file GraphView: the QGraphicsView of the graph: zoom (wheel, keys, menu), pan (drag),
+/// fit, centring on an item, and the overlays that live in its viewport (minimap, legend).
+/// It knows nothing about FX: arrow keys and activation are reported as signals.
+
+#include <QGraphicsView>
+
+namespace lattice::studio {
+
+class GraphMinimap;
+class GraphLegend;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+public:
+  enum class Direction { Up, Down, Left, Right };
+
+  explicit GraphView(QWidget* parent = nullptr);
+
+  /// Current scale factor (1 = 100%).
+  qreal zoom() const;
+  GraphMinimap* minimap() const { return m_minimap; }
+  GraphLegend* legend() const { return m_legend; }
+
+public Q_SLOTS:
+  void zoomIn();
+  void zoomOut();
+  /// Scales to `factor` (clamped to 2%..400%) keeping the viewport centre.
+  void setZoom(qreal factor);
+  /// Fits the whole scene (never enlarging beyond 100%).
+  void fitToView();
+  /// Brings `item` into view; zooms in when the current zoom would leave it unreadable.
+  void centerOnItem(QGraphicsItem* item);
+  void setMinimapVisible(bool visible);
+  void setLegendVisible(bool visible);
+
+Q_SIGNALS:
+  void zoomChanged(qreal factor);
+  /// The visible scene area moved or was resized (the minimap follows).
+  void viewportMoved();
+  /// An arrow key was pressed with the view focused.
+  void navigationRequested(lattice::studio::GraphView::Direction direction);
+  /// A node or cluster was double-clicked (expand/collapse groups).
+  void itemActivated(QGraphicsItem* item);
+  /// An item was pressed (after the scene handled selection).
+  void itemClicked(QGraphicsItem* item);
+  /// The empty background was clicked without dragging.
+  void backgroundClicked();
+
+protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
+
+private:
+  void scaleBy(qreal factor);
+  void placeOverlays();
+
+  GraphMinimap* m_minimap = nullptr;
+  GraphLegend* m_legend = nullptr;
+  bool m_legendWanted = true; ///< View ▸ Legend; shown when it also fits
+  // Dragging the background pans (done here rather than with ScrollHandDrag, whose press on
+  // the background would clear the selection).
+  bool m_panning = false;
+  bool m_panMoved = false;
+  bool m_panOnItem = false;
+  QPoint m_panLast;
+  QPoint m_panStart;
+};
+
+} // namespace lattice::studio

@@ -1,0 +1,494 @@
+// GraphWidget: the glue between StudioSession and the graph view (see the header). Layout
+// itself is LayoutController's, items are GraphScene's; this file decides WHEN to lay out and
+// what to show, and keeps selection, search and interpreter state in step with the session.
+// Image export is in GraphExport.cpp.
+
+#include "graph/GraphWidget.h"
+
+#include "StudioSession.h"
+#include "graph/ClusterItem.h"
+#include "graph/GraphMinimap.h"
+#include "graph/GraphScene.h"
+#include "graph/GraphSearch.h"
+#include "graph/GraphSearchBar.h"
+#include "graph/NodeItem.h"
+
+#include <QElapsedTimer>
+#include <QFrame>
+#include <QLabel>
+#include <QLoggingCategory>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QVBoxLayout>
+
+namespace lattice::studio {
+
+Q_LOGGING_CATEGORY(lcGraph, "lattice.studio.graph", QtWarningMsg)
+
+namespace {
+constexpr int kOverlayDelayMs = 250;
+constexpr int kSlowHintMs = 1000;
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+} // namespace
+
+GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_view(new GraphView(this)), m_scene(new GraphScene(this)),
+      m_controller(new LayoutController(this)), m_searchBar(new GraphSearchBar(this)) {
+  m_view->setScene(m_scene);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addWidget(m_searchBar);
+  layout->addWidget(m_view, 1);
+  m_searchBar->hide();
+
+  // The progress / message card over the view.
+  m_overlay = new QFrame(this);
+  m_overlay->setObjectName(QStringLiteral("graphOverlay"));
+  m_overlay->setFrameShape(QFrame::StyledPanel);
+  m_overlay->setAutoFillBackground(true);
+  m_overlay->setStyleSheet(QStringLiteral(
+      "#graphOverlay { background: rgba(255,255,255,240); border: 1px solid #b8c0ca; border-radius: 8px; }"));
+  auto* card = new QVBoxLayout(m_overlay);
+  card->setContentsMargins(18, 14, 18, 14);
+  m_overlayText = new QLabel(m_overlay);
+  m_overlayText->setWordWrap(true);
+  m_overlayText->setAlignment(Qt::AlignCenter);
+  m_overlayBar = new QProgressBar(m_overlay);
+  m_overlayBar->setTextVisible(false);
+  m_overlayCancel = new QPushButton(tr("Cancel"), m_overlay);
+  card->addWidget(m_overlayText);
+  card->addWidget(m_overlayBar);
+  card->addWidget(m_overlayCancel, 0, Qt::AlignCenter);
+  connect(m_overlayCancel, &QPushButton::clicked, this, [this] {
+    if (m_busy == Busy::Loading)
+      m_session->cancelLoad();
+    else if (m_busy == Busy::Layout)
+      m_controller->cancel();
+  });
+  m_overlayTimer.setInterval(100);
+  connect(&m_overlayTimer, &QTimer::timeout, this, &GraphWidget::updateOverlay);
+  showMessage(tr("Open a model with File ▸ Open Model… (Ctrl+O) or File ▸ Open Example,\n"
+                 "or drop an .ltfx directory here."));
+
+  // Session → view.
+  connect(session, &StudioSession::modelLoadStarted, this, [this](const QString& ref) {
+    m_openClock.start();
+    m_busy = Busy::Loading;
+    m_busySince.start();
+    m_overlayText->setText(tr("Loading %1…").arg(ref));
+    m_overlayTimer.start();
+  });
+  auto loadEnded = [this] {
+    if (m_busy == Busy::Loading) m_busy = Busy::None;
+    updateOverlay();
+  };
+  connect(session, &StudioSession::modelLoadFailed, this, [this, loadEnded](const QString& message) {
+    loadEnded();
+    if (m_scene->nodeItems().isEmpty()) showMessage(tr("Could not open the model:\n%1").arg(message));
+  });
+  connect(session, &StudioSession::modelLoadCancelled, this, loadEnded);
+  connect(session, &StudioSession::modelLoaded, this, loadEnded);
+  connect(session, &StudioSession::graphChanged, this, &GraphWidget::onGraphChanged);
+  connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
+  connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
+  connect(session, &StudioSession::breakpointsChanged, this,
+          [this] { m_scene->setBreakpoints(m_session->breakpoints()); });
+  for (auto signal : {&StudioSession::interpreterReset, &StudioSession::interpreterFinished})
+    connect(session, signal, this, &GraphWidget::updateInterpreterState);
+  connect(session, &StudioSession::interpreterStepped, this, &GraphWidget::updateInterpreterState);
+  connect(session, &StudioSession::interpreterFailed, this, &GraphWidget::updateInterpreterState);
+
+  // Layout results.
+  connect(m_controller, &LayoutController::layoutStarted, this, [this] {
+    m_busy = Busy::Layout;
+    m_busySince.start();
+    m_overlayTimer.start();
+    Q_EMIT layoutStarted();
+  });
+  connect(m_controller, &LayoutController::layoutFinished, this, &GraphWidget::onLayoutFinished);
+  connect(m_controller, &LayoutController::layoutFailed, this, [this](quint64, const QString& message) {
+    m_busy = Busy::None;
+    updateOverlay();
+    showMessage(tr("Layout failed:\n%1").arg(message));
+    Q_EMIT layoutFailed(message);
+  });
+  connect(m_controller, &LayoutController::layoutCancelled, this, [this] {
+    m_busy = Busy::None;
+    updateOverlay();
+    if (m_scene->nodeItems().isEmpty())
+      showMessage(tr("Layout cancelled. Use View ▸ Fit or expand fewer groups."));
+    Q_EMIT layoutCancelled();
+  });
+
+  // View → session.
+  connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphWidget::onSceneSelectionChanged);
+  connect(m_view, &GraphView::navigationRequested, this, &GraphWidget::navigate);
+  connect(m_view, &GraphView::itemActivated, this, &GraphWidget::onItemActivated);
+  connect(m_view, &GraphView::itemClicked, this, &GraphWidget::onItemClicked);
+  connect(m_view, &GraphView::backgroundClicked, this, [this] {
+    selectItem(nullptr);
+    m_session->selectNode(QString());
+  });
+
+  // Search.
+  connect(m_searchBar, &GraphSearchBar::textEdited, this, &GraphWidget::setSearchText);
+  connect(m_searchBar, &GraphSearchBar::nextRequested, this, &GraphWidget::findNext);
+  connect(m_searchBar, &GraphSearchBar::previousRequested, this, &GraphWidget::findPrevious);
+  connect(m_searchBar, &GraphSearchBar::closed, this, [this] {
+    m_scene->setSearchHits({});
+    m_view->setFocus();
+  });
+}
+
+GraphWidget::~GraphWidget() = default;
+
+bool GraphWidget::isLayoutRunning() const {
+  return m_controller->isRunning();
+}
+
+// --- layout ----------------------------------------------------------------------------------
+
+void GraphWidget::onGraphChanged() {
+  const fx::Graph* graph = m_session->graph();
+  if (!graph) return;
+  QElapsedTimer clock;
+  clock.start();
+  m_grouping = std::make_shared<const GraphGrouping>(GraphGrouping::build(*graph));
+  m_measures.reset(); // measured lazily, per expansion, in relayout()
+  qCDebug(lcGraph) << "grouped" << graph->size() << "nodes into" << m_grouping->groups().size() << "groups in"
+                   << clock.elapsed() << "ms";
+  if (m_groupedReference != m_session->modelReference()) {
+    // A new model: default expansion. A re-trace of the same model keeps the user's groups.
+    m_groupedReference = m_session->modelReference();
+    m_expanded = defaultExpansion(*m_grouping, LayoutController::viewOptions());
+    m_freshModel = true;
+  }
+  m_navAlternatives.clear();
+  if (!m_searchBar->text().isEmpty()) setSearchText(m_searchBar->text());
+  relayout();
+}
+
+void GraphWidget::onTraceFailed(const QString& message) {
+  m_grouping.reset();
+  m_scene->clearGraph();
+  m_view->minimap()->invalidate();
+  showMessage(tr("Tracing failed:\n%1\n\nUndo the last leaf change in the module tree.").arg(message));
+}
+
+void GraphWidget::relayout() {
+  if (!m_grouping) return;
+  QElapsedTimer clock;
+  clock.start();
+  m_measures = GraphScene::measureVisible(m_measures, *m_grouping, m_expanded, !m_hierarchical,
+                                          m_session->graph(), m_session->model());
+  qCDebug(lcGraph) << "measured labels in" << clock.elapsed() << "ms";
+  if (m_hierarchical)
+    m_controller->requestHierarchical(m_grouping, m_expanded, m_measures);
+  else
+    m_controller->requestFlat(m_grouping, m_measures);
+}
+
+void GraphWidget::setHierarchical(bool hierarchical) {
+  if (hierarchical == m_hierarchical) return;
+  m_hierarchical = hierarchical;
+  m_freshModel = true; // a different picture: frame it anew
+  relayout();
+}
+
+void GraphWidget::expandGroup(const QString& path) {
+  if (!m_grouping || !lattice::expandGroup(*m_grouping, m_expanded, path.toStdString())) return;
+  m_anchorGroup = path;
+  if (m_hierarchical) relayout();
+}
+
+void GraphWidget::collapseGroup(const QString& path) {
+  if (!m_grouping || !lattice::collapseGroup(*m_grouping, m_expanded, path.toStdString())) return;
+  m_anchorGroup = path;
+  if (m_hierarchical) relayout();
+}
+
+void GraphWidget::onLayoutFinished(quint64, std::shared_ptr<const ViewLayout> layout) {
+  qCDebug(lcGraph) << "layout done after" << m_busySince.elapsed() << "ms:" << layout->items.size()
+                   << "items," << layout->stats.units << "units," << layout->stats.layoutCalls
+                   << "Graphviz calls," << layout->stats.cacheHits << "cache hits, largest unit"
+                   << layout->stats.largestUnit;
+  QElapsedTimer clock;
+  clock.start();
+  m_busy = Busy::None;
+  updateOverlay();
+  m_overlay->hide();
+  m_syncing = true;
+  m_scene->build(*layout, m_grouping, m_session->graph(), m_session->model());
+  m_syncing = false;
+  m_scene->setBreakpoints(m_session->breakpoints());
+  m_scene->setSearchHits(m_searchBar->isVisible() ? m_hits : QStringList());
+  updateInterpreterState();
+  if (NodeItem* selected = m_scene->nodeItem(m_session->selectedNode())) selectItem(selected);
+
+  if (m_freshModel) {
+    m_freshModel = false;
+    initialView();
+  } else if (!m_anchorGroup.isEmpty()) {
+    // Keep the group the user expanded or collapsed in view.
+    QGraphicsItem* anchor = m_scene->clusterItem(m_anchorGroup);
+    if (!anchor) anchor = m_scene->groupItem(m_anchorGroup);
+    if (anchor) {
+      const QRectF r = anchor->sceneBoundingRect();
+      const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+      if (r.height() < visible.height())
+        m_view->centerOn(r.center());
+      else
+        m_view->centerOn(QPointF(r.center().x(), r.top() + visible.height() / 2 - 20));
+    }
+  }
+  m_anchorGroup.clear();
+  if (!m_pendingReveal.isEmpty()) {
+    const QString name = m_pendingReveal;
+    m_pendingReveal.clear();
+    if (NodeItem* item = m_scene->nodeItem(name)) {
+      selectItem(item);
+      m_view->centerOnItem(item);
+    }
+  }
+  m_view->minimap()->invalidate();
+  qCDebug(lcGraph) << "scene built in" << clock.elapsed() << "ms;"
+                   << (m_openClock.isValid() ? m_openClock.elapsed() : -1) << "ms since the model was opened";
+  Q_EMIT layoutFinished();
+}
+
+void GraphWidget::initialView() {
+  m_view->fitToView();
+  if (m_view->zoom() >= 0.5) return;
+  // Too small to read when fitted: start readable, at the interpreter's node or the inputs.
+  m_view->setZoom(0.85);
+  NodeItem* focus = m_scene->itemForNode(m_session->currentNode());
+  if (!focus)
+    for (NodeItem* item : m_scene->nodeItems())
+      if (item->role() == NodeRole::Placeholder) {
+        focus = item;
+        break;
+      }
+  if (focus)
+    m_view->centerOn(focus);
+  else
+    m_view->centerOn(m_scene->itemsBoundingRect().center().x(), m_scene->itemsBoundingRect().top());
+  Q_EMIT m_view->viewportMoved();
+}
+
+// --- overlay ---------------------------------------------------------------------------------
+
+void GraphWidget::showMessage(const QString& text) {
+  m_overlayText->setText(text);
+  m_overlayBar->hide();
+  m_overlayCancel->hide();
+  m_overlay->show();
+  m_overlay->raise();
+  placeOverlay();
+}
+
+void GraphWidget::updateOverlay() {
+  if (m_busy == Busy::None) {
+    m_overlayTimer.stop();
+    if (!m_overlayBar->isHidden()) m_overlay->hide(); // a progress card, not a message
+    return;
+  }
+  if (m_busySince.elapsed() < kOverlayDelayMs) return;
+  if (m_busy == Busy::Layout) {
+    const auto [done, total] = m_controller->progress();
+    QString text = total > 1 ? tr("Laying out the graph… (%1 of %2 groups)").arg(done).arg(total)
+                             : tr("Laying out the graph…");
+    if (m_busySince.elapsed() > kSlowHintMs)
+      text += tr("\nLarge graphs are laid out group by group; collapsed groups expand on double-click.");
+    m_overlayText->setText(text);
+    m_overlayBar->setRange(0, total > 1 ? total : 0);
+    if (total > 1) m_overlayBar->setValue(done);
+  } else {
+    m_overlayBar->setRange(0, 0);
+  }
+  m_overlayBar->show();
+  m_overlayCancel->show();
+  m_overlay->show();
+  m_overlay->raise();
+  placeOverlay();
+}
+
+void GraphWidget::placeOverlay() {
+  const QSize hint = m_overlay->sizeHint().expandedTo(QSize(360, 0)).boundedTo(size());
+  const QRect area = m_view->geometry();
+  m_overlay->setGeometry(area.center().x() - hint.width() / 2, area.center().y() - hint.height() / 2,
+                         hint.width(), hint.height());
+}
+
+void GraphWidget::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  placeOverlay();
+}
+
+// --- selection -------------------------------------------------------------------------------
+
+void GraphWidget::selectItem(NodeItem* item) {
+  m_syncing = true;
+  m_scene->clearSelection();
+  if (item) item->setSelected(true);
+  m_scene->setFocusItem(item);
+  m_syncing = false;
+}
+
+void GraphWidget::onSceneSelectionChanged() {
+  if (m_syncing) return;
+  const QList<QGraphicsItem*> selected = m_scene->selectedItems();
+  NodeItem* item = selected.size() == 1 ? qgraphicsitem_cast<NodeItem*>(selected.front()) : nullptr;
+  m_scene->setFocusItem(item);
+  if (!item) return; // background clicks clear through backgroundClicked
+  m_syncing = true;
+  if (item->isGroup()) {
+    const int g = m_grouping ? m_grouping->findGroup(item->key().toStdString()) : -1;
+    m_session->selectModule(g >= 0 ? qs(m_grouping->groups()[std::size_t(g)].modulePath) : item->key());
+  } else {
+    m_session->selectNode(item->key());
+  }
+  m_syncing = false;
+}
+
+void GraphWidget::onSessionSelection(const QString& nodeName) {
+  if (m_syncing) return;
+  if (nodeName.isEmpty()) {
+    selectItem(nullptr);
+    return;
+  }
+  revealNode(nodeName);
+}
+
+void GraphWidget::revealNode(const QString& name) {
+  if (NodeItem* item = m_scene->nodeItem(name)) {
+    selectItem(item);
+    m_view->centerOnItem(item);
+    return;
+  }
+  // Hidden in a collapsed group: open its groups, then select it once laid out.
+  if (!m_grouping || m_grouping->findNode(name.toStdString()) < 0) return;
+  const std::vector<std::string> paths = m_grouping->groupPathsOf(name.toStdString());
+  if (paths.empty() || !m_hierarchical) return;
+  m_pendingReveal = name;
+  lattice::expandGroup(*m_grouping, m_expanded, paths.back());
+  relayout();
+}
+
+void GraphWidget::onItemActivated(QGraphicsItem* item) {
+  if (auto* node = qgraphicsitem_cast<NodeItem*>(item)) {
+    if (node->isGroup()) expandGroup(node->key());
+  } else if (auto* cluster = qgraphicsitem_cast<ClusterItem*>(item)) {
+    collapseGroup(cluster->modulePath());
+  }
+}
+
+void GraphWidget::onItemClicked(QGraphicsItem* item) {
+  if (auto* cluster = qgraphicsitem_cast<ClusterItem*>(item)) {
+    const int g = m_grouping ? m_grouping->findGroup(cluster->modulePath().toStdString()) : -1;
+    if (g >= 0) m_session->selectModule(qs(m_grouping->groups()[std::size_t(g)].modulePath));
+  }
+}
+
+// --- interpreter -----------------------------------------------------------------------------
+
+void GraphWidget::updateInterpreterState() {
+  const bool failed = m_session->interpreterState() == StudioSession::InterpreterState::Failed;
+  const QString current = m_session->currentNode();
+  m_scene->setInterpreterState(current, m_session->executedNodes(),
+                               failed ? m_session->failedNode() : QString());
+  // Follow execution: keep the next node (or the failure) on screen without changing the zoom.
+  NodeItem* item = m_scene->itemForNode(failed ? m_session->failedNode() : current);
+  if (!item) return;
+  const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+  if (!visible.contains(item->sceneBoundingRect())) m_view->centerOn(item);
+}
+
+// --- search and navigation -------------------------------------------------------------------
+
+void GraphWidget::showSearch() {
+  m_searchBar->activate();
+  if (!m_searchBar->text().isEmpty()) setSearchText(m_searchBar->text());
+}
+
+void GraphWidget::setSearchText(const QString& text) {
+  const fx::Graph* graph = m_session->graph();
+  m_hits = graph ? searchNodes(*graph, m_session->model(), text) : QStringList();
+  m_hitIndex = -1;
+  m_scene->setSearchHits(m_hits);
+  m_searchBar->setResult(m_hitIndex, int(m_hits.size()));
+}
+
+void GraphWidget::findNext() {
+  if (m_hits.isEmpty()) return;
+  m_hitIndex = int((m_hitIndex + 1) % m_hits.size());
+  m_searchBar->setResult(m_hitIndex, int(m_hits.size()));
+  m_session->selectNode(m_hits[m_hitIndex]);
+  revealNode(m_hits[m_hitIndex]); // also when it was selected already
+}
+
+void GraphWidget::findPrevious() {
+  if (m_hits.isEmpty()) return;
+  m_hitIndex = int((m_hitIndex - 1 + m_hits.size()) % m_hits.size());
+  m_searchBar->setResult(m_hitIndex, int(m_hits.size()));
+  m_session->selectNode(m_hits[m_hitIndex]);
+  revealNode(m_hits[m_hitIndex]);
+}
+
+void GraphWidget::navigate(GraphView::Direction direction) {
+  const QList<QGraphicsItem*> selected = m_scene->selectedItems();
+  NodeItem* from = selected.size() == 1 ? qgraphicsitem_cast<NodeItem*>(selected.front()) : nullptr;
+  if (!from) from = m_scene->itemForNode(m_session->selectedNode());
+  if (!from) from = m_scene->itemForNode(m_session->currentNode());
+  if (!from && !m_scene->nodeItems().isEmpty()) from = m_scene->nodeItems().front();
+  if (!from) return;
+
+  auto box = [this](const std::pair<bool, QString>& key) {
+    return key.first ? m_scene->groupItem(key.second) : m_scene->nodeItem(key.second);
+  };
+  NodeItem* to = nullptr;
+  if (direction == GraphView::Direction::Up || direction == GraphView::Direction::Down) {
+    const QList<NodeItem*> next =
+        direction == GraphView::Direction::Up ? m_scene->producers(from) : m_scene->consumers(from);
+    if (next.isEmpty()) return;
+    m_navAlternatives.clear();
+    for (NodeItem* n : next)
+      m_navAlternatives.emplace_back(n->isGroup(), n->key());
+    to = next.front();
+  } else {
+    const std::pair<bool, QString> key(from->isGroup(), from->key());
+    auto it = std::find(m_navAlternatives.begin(), m_navAlternatives.end(), key);
+    if (it == m_navAlternatives.end()) {
+      // No previous move: cycle through the other consumers of this box's first producer.
+      const QList<NodeItem*> producers = m_scene->producers(from);
+      if (producers.isEmpty()) return;
+      m_navAlternatives.clear();
+      for (NodeItem* n : m_scene->consumers(producers.front()))
+        m_navAlternatives.emplace_back(n->isGroup(), n->key());
+      it = std::find(m_navAlternatives.begin(), m_navAlternatives.end(), key);
+      if (it == m_navAlternatives.end() || m_navAlternatives.size() < 2) return;
+    }
+    const auto count = std::ptrdiff_t(m_navAlternatives.size());
+    std::ptrdiff_t i = it - m_navAlternatives.begin();
+    i = (i + (direction == GraphView::Direction::Right ? 1 : count - 1)) % count;
+    to = box(m_navAlternatives[std::size_t(i)]);
+  }
+  if (!to) return;
+  selectItem(to);
+  if (to->isGroup()) {
+    const int g = m_grouping ? m_grouping->findGroup(to->key().toStdString()) : -1;
+    if (g >= 0) m_session->selectModule(qs(m_grouping->groups()[std::size_t(g)].modulePath));
+  } else {
+    m_syncing = true;
+    m_session->selectNode(to->key());
+    m_syncing = false;
+  }
+  m_view->ensureVisible(to, 80, 80);
+  Q_EMIT m_view->viewportMoved();
+}
+
+} // namespace lattice::studio

@@ -1,0 +1,137 @@
+#pragma once
+/// \file GraphWidget: the studio's central widget. It observes the StudioSession and keeps the
+/// graph view in step with it: groups and measures the traced graph, asks LayoutController for
+/// a layout (hierarchical or flat), rebuilds the GraphScene when one arrives, mirrors selection
+/// both ways, shows interpreter/breakpoint states, and hosts search (Ctrl+F), arrow-key
+/// navigation and the progress card (with Cancel) shown while loading or laying out.
+
+#include "graph/GraphView.h"
+#include "graph/LayoutController.h"
+#include "layout/ViewLayout.h"
+
+#include <QElapsedTimer>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+class QFrame;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace lattice::studio {
+
+class GraphScene;
+class GraphSearchBar;
+class LayoutController;
+class NodeItem;
+class StudioSession;
+
+class GraphWidget : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit GraphWidget(StudioSession* session, QWidget* parent = nullptr);
+  ~GraphWidget() override;
+
+  GraphView* view() const { return m_view; }
+  GraphScene* scene() const { return m_scene; }
+  LayoutController* layoutController() const { return m_controller; }
+  GraphSearchBar* searchBar() const { return m_searchBar; }
+
+  bool isHierarchical() const { return m_hierarchical; }
+  bool isLayoutRunning() const;
+  /// Paths of the expanded module groups of the current view.
+  const ExpandedGroups& expandedGroups() const { return m_expanded; }
+  /// The current grouping of the traced graph (null when nothing is shown).
+  const GraphGrouping* grouping() const { return m_grouping.get(); }
+
+  /// Search hits of the current text (node names, graph order) and the one last moved to (-1).
+  const QStringList& searchHits() const { return m_hits; }
+  int searchIndex() const { return m_hitIndex; }
+
+  /// Writes the whole graph as PNG or SVG (by the suffix of `path`); false with a message.
+  bool exportImage(const QString& path, QString* error) const;
+
+public Q_SLOTS:
+  /// Hierarchical (module groups, the default) or flat (every node in one layout).
+  void setHierarchical(bool hierarchical);
+  void showSearch();
+  void setSearchText(const QString& text);
+  /// Moves to the next / previous search hit (selects it in the session).
+  void findNext();
+  void findPrevious();
+  /// Expands / collapses a module group and lays the view out again.
+  void expandGroup(const QString& path);
+  void collapseGroup(const QString& path);
+  /// Lays out the current graph again.
+  void relayout();
+  /// Arrow-key navigation: Up to a producer, Down to a consumer, Left/Right through the other
+  /// producers or consumers of the last move (or the siblings of the selected box).
+  void navigate(lattice::studio::GraphView::Direction direction);
+
+Q_SIGNALS:
+  void layoutStarted();
+  /// A layout was applied to the scene.
+  void layoutFinished();
+  void layoutFailed(const QString& message);
+  void layoutCancelled();
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+private:
+  void onGraphChanged();
+  void onTraceFailed(const QString& message);
+  void onLayoutFinished(quint64 generation, std::shared_ptr<const ViewLayout> layout);
+  void onSceneSelectionChanged();
+  void onSessionSelection(const QString& nodeName);
+  void onItemActivated(QGraphicsItem* item);
+  void onItemClicked(QGraphicsItem* item);
+  void updateInterpreterState();
+  void updateOverlay();
+  /// Selects `item` (or clears) without echoing to the session.
+  void selectItem(NodeItem* item);
+  /// Shows FX node `name`: selects and centres its box, expanding groups hiding it.
+  void revealNode(const QString& name);
+  void initialView();
+  void showMessage(const QString& text);
+  void placeOverlay();
+
+  StudioSession* m_session;
+  GraphView* m_view;
+  GraphScene* m_scene;
+  LayoutController* m_controller;
+  GraphSearchBar* m_searchBar;
+
+  QFrame* m_overlay;
+  QLabel* m_overlayText;
+  QProgressBar* m_overlayBar;
+  QPushButton* m_overlayCancel;
+  QTimer m_overlayTimer;
+  QElapsedTimer m_busySince;
+  QElapsedTimer m_openClock; ///< since the last openModel, for the timing log
+  enum class Busy { None, Loading, Layout } m_busy = Busy::None;
+
+  std::shared_ptr<const GraphGrouping> m_grouping;
+  std::shared_ptr<const LayoutController::Measures> m_measures;
+  ExpandedGroups m_expanded;
+  QString m_groupedReference; ///< the model the expansion state belongs to
+  bool m_hierarchical = true;
+  bool m_freshModel = false;
+  QString m_pendingReveal;
+  QString m_anchorGroup;
+  bool m_syncing = false;
+
+  QStringList m_hits;
+  int m_hitIndex = -1;
+
+  /// The last vertical move's candidates (is a group, key), for Left/Right.
+  std::vector<std::pair<bool, QString>> m_navAlternatives;
+};
+
+} // namespace lattice::studio

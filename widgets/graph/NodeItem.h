@@ -1,0 +1,60 @@
+#pragma once
+/// \file NodeItem: one box of the graph view, an FX node or a collapsed module group. It paints
+/// its own label (Graphviz only reserved the space) and its states: selected, the interpreter's
+/// current node, executed, failed, breakpoint, export blocker, search hit.
+
+#include "graph/NodeStyle.h"
+
+#include <QGraphicsItem>
+#include <QString>
+
+namespace lattice::studio {
+
+class NodeItem : public QGraphicsItem {
+public:
+  enum { Type = UserType + 1 };
+  enum State : unsigned {
+    Current = 1u << 0,    ///< the interpreter's next node
+    Executed = 1u << 1,   ///< already ran
+    Failed = 1u << 2,     ///< the interpreter stopped here with an error
+    Breakpoint = 1u << 3, ///< a breakpoint is set on it
+    SearchHit = 1u << 4,  ///< matches the search text
+  };
+
+  /// `key` is the node name, or for a group the module path; `size` the box Graphviz laid out.
+  NodeItem(QString key, NodeRole role, NodeLabel label, QSizeF size, bool isGroup = false);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  /// The FX node name, or the module path of a group.
+  const QString& key() const { return m_key; }
+  bool isGroup() const { return m_isGroup; }
+  NodeRole role() const { return m_role; }
+  const NodeLabel& label() const { return m_label; }
+  /// Groups: how many nodes they stand for (shown in the label).
+  void setMemberCount(int count);
+  int memberCount() const { return m_memberCount; }
+
+  unsigned states() const { return m_states; }
+  void setState(State state, bool on);
+  bool hasState(State state) const { return (m_states & state) != 0; }
+
+  /// The box size a label needs (what the layout is asked to reserve).
+  static QSizeF preferredSize(const NodeLabel& label, bool isGroup = false);
+
+private:
+  QRectF box() const;
+
+  QString m_key;
+  NodeRole m_role;
+  NodeLabel m_label;
+  QSizeF m_size;
+  bool m_isGroup;
+  int m_memberCount = 0;
+  unsigned m_states = 0;
+};
+
+} // namespace lattice::studio

@@ -1,0 +1,48 @@
+#pragma once
+/// \file DiagnosticsModel: the errors of the current session (issue #4 item 5) as a list: the
+/// node an error stopped at (empty when none) and its message. Interpreter errors come from
+/// StudioSession::interpreterFailed (the latest replaces an earlier one: the interpreter holds at
+/// most one), trace errors from traceFailed, load errors from modelLoadFailed. A restart of the
+/// interpreter or a new model clears the list.
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <QVector>
+
+namespace lattice::studio {
+
+class StudioSession;
+
+class DiagnosticsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+public:
+  enum Column { NodeColumn, MessageColumn, ColumnCount };
+  enum Role { NodeNameRole = Qt::UserRole + 1 };
+
+  /// One error.
+  struct Diagnostic {
+    enum class Source : unsigned char { Load, Trace, Interpreter };
+    Source source = Source::Interpreter;
+    QString node;    ///< the failing FX node; empty when the error has no node
+    QString message; ///< the full message (may span lines)
+  };
+
+  explicit DiagnosticsModel(StudioSession* session, QObject* parent = nullptr);
+
+  const QVector<Diagnostic>& diagnostics() const { return m_items; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+  void add(Diagnostic diagnostic);
+  void clear();
+  void removeSource(Diagnostic::Source source);
+
+  QVector<Diagnostic> m_items;
+};
+
+} // namespace lattice::studio

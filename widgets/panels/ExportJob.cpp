@@ -1,0 +1,83 @@
+// ExportJob: runs saveLatticeModelArtifact off the UI thread. The worker touches only the model
+// (read-only), its own copy of the options and tracer, and three atomics; the UI thread polls
+// the atomics with a timer and learns the end through a QFutureWatcher. It does not lower or
+// write anything itself.
+
+#include "panels/ExportJob.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace lattice::studio {
+
+ExportJob::ExportJob(QObject* parent) : QObject(parent), m_poll(new QTimer(this)) {
+  m_poll->setInterval(50);
+  connect(m_poll, &QTimer::timeout, this, [this] { Q_EMIT progressed(m_written.load(), m_total.load()); });
+  connect(&m_watcher, &QFutureWatcherBase::finished, this, &ExportJob::onFinished);
+}
+
+ExportJob::~ExportJob() {
+  if (m_running) {
+    m_cancel.store(true);
+    m_watcher.waitForFinished();
+  }
+}
+
+bool ExportJob::start(const Model& model, const QString& directory, ExportOptions options,
+                      const LatticeTracer& tracer) {
+  if (m_running) return false;
+  m_running = true;
+  m_cancel.store(false);
+  m_written.store(0);
+  m_total.store(0);
+  m_result = ExportResult();
+  m_result.directory = directory;
+  m_tracer = std::make_unique<LatticeTracer>(tracer);
+  options.tracer = m_tracer.get();
+  options.save.clean = true;
+  if (m_faultHook) options.save.injectFault = m_faultHook;
+  options.save.progress = [this](uint64_t written, uint64_t total) {
+    m_written.store(written);
+    m_total.store(total);
+    return !m_cancel.load();
+  };
+  const std::string dir = QDir::cleanPath(directory).toStdString();
+  const Model* m = &model;
+  m_clock.start();
+  m_poll->start();
+  m_watcher.setFuture(QtConcurrent::run([m, dir, options] {
+    Status saved = saveLatticeModelArtifact(*m, dir, options);
+    return saved ? QString() : QString::fromStdString(saved.message());
+  }));
+  return true;
+}
+
+void ExportJob::onFinished() {
+  m_poll->stop();
+  m_running = false;
+  const QString error = m_watcher.result();
+  m_result.elapsedMs = m_clock.elapsed();
+  m_result.ok = error.isEmpty();
+  m_result.message = error;
+  // A cancel that arrived after the last progress report did not stop the save: it succeeded.
+  m_result.cancelled =
+      !m_result.ok && m_cancel.load() && error.startsWith(QStringLiteral("artifact save cancelled"));
+  if (m_result.ok) {
+    const QDir dir(m_result.directory);
+    const QString graph =
+        dir.filePath(QString::fromLatin1(kArtifactGraphFile.data(), int(kArtifactGraphFile.size())));
+    m_result.graphBytes = QFileInfo(graph).size();
+    m_result.weightsBytes = QFileInfo(dir.filePath(QString::fromLatin1(kArtifactWeightFile.data(),
+                                                                       int(kArtifactWeightFile.size()))))
+                                .size();
+    QFile file(graph);
+    if (file.open(QIODevice::ReadOnly)) m_result.mlirLines = file.readAll().count('\n');
+  }
+  Q_EMIT progressed(m_written.load(), m_total.load());
+  Q_EMIT exportFinished();
+}
+
+} // namespace lattice::studio

@@ -1,0 +1,104 @@
+// ModuleTreePanel: presents a ModuleTreeModel in a QTreeView and turns user gestures into
+// session calls. The view follows the session's module selection without echoing it back.
+
+#include "panels/ModuleTreePanel.h"
+
+#include "StudioSession.h"
+#include "model/Model.h"
+#include "panels/ModuleTreeModel.h"
+
+#include <QHeaderView>
+#include <QMenu>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace lattice::studio {
+
+ModuleTreePanel::ModuleTreePanel(StudioSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session), m_model(new ModuleTreeModel(session, this)),
+      m_view(new QTreeView(this)) {
+  setObjectName(QStringLiteral("moduleTreePanel"));
+  m_view->setModel(m_model);
+  m_view->setUniformRowHeights(true); // fast for tens of thousands of modules
+  m_view->setAlternatingRowColors(true);
+  m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+  m_view->header()->setStretchLastSection(false);
+  m_view->header()->setSectionResizeMode(ModuleTreeModel::NameColumn, QHeaderView::Interactive);
+  m_view->header()->resizeSection(ModuleTreeModel::NameColumn, 140);
+  m_view->header()->resizeSection(ModuleTreeModel::TypeColumn, 110);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_view);
+
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { onCurrentChanged(current); });
+  connect(m_view, &QWidget::customContextMenuRequested, this, &ModuleTreePanel::onContextMenu);
+  connect(session, &StudioSession::moduleSelectionChanged, this, &ModuleTreePanel::onSessionModuleSelected);
+  connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
+    m_view->expandToDepth(0); // the root and its children
+    onSessionModuleSelected(m_session->selectedModule());
+  });
+  m_view->expandToDepth(0);
+}
+
+void ModuleTreePanel::onCurrentChanged(const QModelIndex& current) {
+  if (m_syncing || !current.isValid()) return;
+  m_session->selectModule(current.data(ModuleTreeModel::PathRole).toString());
+}
+
+void ModuleTreePanel::onSessionModuleSelected(const QString& path) {
+  m_syncing = true;
+  if (path.isEmpty()) {
+    m_view->selectionModel()->clearSelection();
+  } else if (const QModelIndex index = m_model->indexOfPath(path); index.isValid()) {
+    m_view->setCurrentIndex(index);
+    m_view->scrollTo(index);
+  }
+  m_syncing = false;
+}
+
+QString ModuleTreePanel::callNodeOf(const QString& path) const {
+  const fx::Graph* graph = m_session->graph();
+  if (!graph || path.isEmpty()) return {};
+  const std::string target = path.toStdString();
+  for (const fx::Node& node : graph->nodes())
+    if (node.op() == fx::Op::CallModule && node.target() == target)
+      return QString::fromStdString(node.name());
+  return {};
+}
+
+void ModuleTreePanel::onContextMenu(const QPoint& pos) {
+  const QModelIndex index = m_view->indexAt(pos);
+  if (!index.isValid()) return;
+  const QString path = index.data(ModuleTreeModel::PathRole).toString();
+  if (path.isEmpty()) return; // the root's decision is fixed
+  const bool leaf = index.data(ModuleTreeModel::IsLeafRole).toBool();
+  const bool overridden = index.data(ModuleTreeModel::OverriddenRole).toBool();
+
+  QMenu menu(this);
+  QAction* keep = menu.addAction(QStringLiteral("Keep as Leaf"));
+  keep->setEnabled(!leaf);
+  QAction* inlineIt = menu.addAction(QStringLiteral("Inline (Expand)"));
+  inlineIt->setEnabled(leaf);
+  QAction* reset = menu.addAction(QStringLiteral("Use Tracer Default"));
+  reset->setEnabled(overridden);
+  menu.addSeparator();
+  const QString node = callNodeOf(path);
+  QAction* select = menu.addAction(QStringLiteral("Select Call Node"));
+  select->setEnabled(!node.isEmpty());
+
+  QAction* chosen = menu.exec(m_view->viewport()->mapToGlobal(pos));
+  if (chosen == keep)
+    m_session->setLeafOverride(path, true);
+  else if (chosen == inlineIt)
+    m_session->setLeafOverride(path, false);
+  else if (chosen == reset)
+    m_session->setLeafOverride(path, std::nullopt);
+  else if (chosen == select)
+    m_session->selectNode(node);
+}
+
+} // namespace lattice::studio

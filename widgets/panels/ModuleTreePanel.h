@@ -1,0 +1,38 @@
+#pragma once
+/// \file ModuleTreePanel: the module tree view (issue #4 item 4) over a ModuleTreeModel. Selecting
+/// a row selects the module in the session (and so in every panel); the Leaf checkbox and the
+/// context menu (Keep as Leaf / Inline / Use Tracer Default / Select Call Node) change how the
+/// module is traced.
+
+#include <QWidget>
+
+class QTreeView;
+
+namespace lattice::studio {
+
+class ModuleTreeModel;
+class StudioSession;
+
+class ModuleTreePanel : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit ModuleTreePanel(StudioSession* session, QWidget* parent = nullptr);
+
+  ModuleTreeModel* model() const { return m_model; }
+  QTreeView* view() const { return m_view; }
+
+private:
+  void onCurrentChanged(const QModelIndex& current);
+  void onSessionModuleSelected(const QString& path);
+  void onContextMenu(const QPoint& pos);
+  /// The call_module node of the traced graph that calls `path`; empty when none.
+  QString callNodeOf(const QString& path) const;
+
+  StudioSession* m_session;
+  ModuleTreeModel* m_model;
+  QTreeView* m_view;
+  bool m_syncing = false; ///< true while the view follows the session (no echo back)
+};
+
+} // namespace lattice::studio

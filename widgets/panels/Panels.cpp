@@ -1,0 +1,71 @@
+// Panels: wraps each panel in a dock widget and wires the export dialog into the main window.
+
+#include "panels/Panels.h"
+
+#include "MainWindow.h"
+#include "StudioSession.h"
+#include "panels/InspectorPanel.h"
+#include "panels/InterpreterPanel.h"
+#include "panels/MlirPanel.h"
+#include "panels/ModuleTreePanel.h"
+
+#include <QDockWidget>
+#include <QPointer>
+
+namespace lattice::studio {
+
+namespace {
+
+const char* const kAreaProperty = "latticeDefaultArea";
+
+QDockWidget* makeDock(QWidget* parent, const QString& name, const QString& title, QWidget* content,
+                      Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, parent);
+  dock->setObjectName(name);
+  content->setParent(dock);
+  dock->setWidget(content);
+  dock->setProperty(kAreaProperty, static_cast<int>(area));
+  return dock;
+}
+
+} // namespace
+
+QList<QDockWidget*> createPanels(StudioSession* session, QWidget* parent) {
+  QList<QDockWidget*> docks;
+  docks << makeDock(parent, QStringLiteral("moduleTreeDock"), QStringLiteral("Modules"),
+                    new ModuleTreePanel(session), Qt::LeftDockWidgetArea);
+  docks << makeDock(parent, QStringLiteral("inspectorDock"), QStringLiteral("Inspector"),
+                    new InspectorPanel(session), Qt::RightDockWidgetArea);
+  docks << makeDock(parent, QStringLiteral("mlirDock"), QStringLiteral("MLIR"), new MlirPanel(session),
+                    Qt::RightDockWidgetArea);
+  docks << makeDock(parent, QStringLiteral("interpreterDock"), QStringLiteral("Interpreter"),
+                    new InterpreterPanel(session), Qt::BottomDockWidgetArea);
+  return docks;
+}
+
+Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock) {
+  const QVariant area = dock ? dock->property(kAreaProperty) : QVariant();
+  return area.isValid() ? static_cast<Qt::DockWidgetArea>(area.toInt()) : Qt::RightDockWidgetArea;
+}
+
+void runExportDialog(StudioSession* session, QWidget* parent,
+                     const std::function<void(const QString& directory)>& openArtifact) {
+  if (!session->model()) return;
+  ExportDialog dialog(session, parent);
+  if (openArtifact) QObject::connect(&dialog, &ExportDialog::openArtifactRequested, &dialog, openArtifact);
+  dialog.exec();
+}
+
+void installPanels(MainWindow& window) {
+  for (QDockWidget* dock : createPanels(window.session(), &window))
+    window.addPanel(dock, defaultPanelArea(dock));
+  QPointer<MainWindow> w(&window);
+  window.setExportHandler([w] {
+    if (!w) return;
+    runExportDialog(w->session(), w, [w](const QString& directory) {
+      if (w) w->openArtifact(directory);
+    });
+  });
+}
+
+} // namespace lattice::studio

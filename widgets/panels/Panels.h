@@ -1,0 +1,43 @@
+#pragma once
+/// \file The studio's panels in one place (issue #4 items 4-6), for the application to install:
+/// dock widgets for the module tree, the inspector, the interpreter (values and diagnostics) and
+/// the MLIR text, and the export dialog's entry point.
+///
+/// \code
+///   MainWindow window;
+///   lattice::studio::installPanels(window); // docks + File ▸ Export Artifact… → ExportDialog
+/// \endcode
+
+#include "panels/ExportDialog.h"
+
+#include <QList>
+
+#include <functional>
+
+class QDockWidget;
+class QWidget;
+
+namespace lattice::studio {
+
+class MainWindow;
+class StudioSession;
+
+/// One QDockWidget per panel, each with a unique objectName (the saved layout's key):
+/// "moduleTreeDock" (ModuleTreePanel), "inspectorDock" (InspectorPanel), "interpreterDock"
+/// (InterpreterPanel), "mlirDock" (MlirPanel). Their parent is `parent`.
+QList<QDockWidget*> createPanels(StudioSession* session, QWidget* parent);
+
+/// Where a dock from createPanels goes by default: module tree left, inspector and MLIR right,
+/// interpreter bottom.
+Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock);
+
+/// Opens the export dialog (modal) for the session's model. `openArtifact` (may be empty) is
+/// called with the directory when the user clicks "Open Artifact" in the summary.
+void runExportDialog(StudioSession* session, QWidget* parent,
+                     const std::function<void(const QString& directory)>& openArtifact = {});
+
+/// createPanels + MainWindow::addPanel for each at its default area, and the export dialog as
+/// File ▸ Export Artifact… (its "Open Artifact" opens the directory in the window).
+void installPanels(MainWindow& window);
+
+} // namespace lattice::studio
