@@ -20,8 +20,8 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
-#include <QSettings>
 #include <QPointer>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
@@ -339,7 +339,10 @@ void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
   addDockWidget(area, dock);
   if (sibling) tabifyDockWidget(sibling, dock);
   m_panelsMenu->addAction(dock->toggleViewAction());
-  if (!restoreDockWidget(dock) && !sibling) // not in the saved layout: a default size once shown
+  // Its saved place when the saved layout has one; otherwise a default size once shown.
+  if (m_restoredLayout)
+    restoreDockWidget(dock);
+  else if (!sibling)
     m_defaultDockAreas.push_back({QPointer<QDockWidget>(dock), area});
   if (isVisible()) applyDefaultDockSizes();
 }
@@ -349,9 +352,9 @@ void MainWindow::applyDefaultDockSizes() {
   for (const auto& [dock, area] : std::as_const(m_defaultDockAreas)) {
     if (!dock) continue;
     const bool vertical = area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea;
-    const int extent = vertical ? height() / 4 : (area == Qt::LeftDockWidgetArea ? width() / 6 : width() / 4);
+    const int extent =
+        vertical ? height() * 3 / 10 : (area == Qt::LeftDockWidgetArea ? width() / 6 : width() / 4);
     resizeDocks({dock.data()}, {extent}, vertical ? Qt::Vertical : Qt::Horizontal);
-    qInfo() << "DEBUG dock" << dock->objectName() << extent << dock->size() << size();
   }
   m_defaultDockAreas.clear();
 }
@@ -364,7 +367,7 @@ void MainWindow::showEvent(QShowEvent* event) {
 void MainWindow::readSettings() {
   QSettings s = settings();
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  m_restoredLayout = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   if (s.value(QStringLiteral("window/geometry")).isNull()) resize(1500, 950);
   m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
   m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();

@@ -94,6 +94,7 @@ private:
   QLabel* m_stateLabel = nullptr;
   QLabel* m_zoomLabel = nullptr;
   QStringList m_recent;
+  bool m_restoredLayout = false; ///< a saved dock layout was restored
   /// Panels added without a saved place: sized for their area once the window is shown.
   QList<std::pair<QPointer<QDockWidget>, Qt::DockWidgetArea>> m_defaultDockAreas;
   QString m_lastDirectory;

@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   }
   const QString screenshotPath = parser.value(screenshot);
   // Screenshots are reproducible: they neither see nor change the user's saved window layout.
-  if (!screenshotPath.isEmpty()) QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio Screenshot"));
+  if (!screenshotPath.isEmpty())
+    QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio Screenshot"));
 
   MainWindow window;
   // The panels (module tree, inspector, interpreter with diagnostics, MLIR) as docks, and the

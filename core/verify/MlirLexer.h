@@ -58,6 +58,7 @@ struct Token {
 /// Spelling of a token kind for messages: `'('`, `identifier`, `string`, ...
 std::string_view tokenKindName(TokenKind kind);
 
+/// Produces tokens on demand from a buffer the caller keeps alive, tracking line and column.
 class MlirLexer {
 public:
   explicit MlirLexer(std::string_view buffer) : m_buffer(buffer) {}

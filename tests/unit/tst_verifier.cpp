@@ -13,6 +13,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>

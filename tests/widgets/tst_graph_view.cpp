@@ -243,6 +243,14 @@ void TestGraphView::largeGraphStartsCollapsedAndExpandsOnDemand() {
   QVERIFY(waitForLayout(f.widget, finished));
   QVERIFY(!scene->nodeItem(last));
   QVERIFY(scene->groupItem(QStringLiteral("blocks.599")));
+  // Selecting the module elsewhere (module tree) selects its box.
+  f.session.selectModule(QStringLiteral("blocks.599"));
+  QVERIFY(scene->groupItem(QStringLiteral("blocks.599"))->isSelected());
+  // Selecting the box selects the module.
+  f.session.selectModule(QString());
+  scene->clearSelection();
+  scene->groupItem(QStringLiteral("blocks.599"))->setSelected(true);
+  QCOMPARE(f.session.selectedModule(), QStringLiteral("blocks.599"));
 }
 
 void TestGraphView::search_data() {

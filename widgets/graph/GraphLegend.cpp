@@ -88,7 +88,8 @@ QVector<QVector<Row>> columnsOf(int columns) {
 
 int columnWidth(const QFontMetrics& fm, const QVector<Row>& column) {
   int w = 0;
-  for (const Row& r : column) w = qMax(w, fm.horizontalAdvance(r.text));
+  for (const Row& r : column)
+    w = qMax(w, fm.horizontalAdvance(r.text));
   return w + kSwatch + kGap;
 }
 

@@ -221,7 +221,8 @@ void GraphView::placeOverlays() {
   m_legend->setColumns(1);
   if (m_legend->sizeHint().height() > vp.height() * 2 / 5) m_legend->setColumns(2);
   const QSize lg = m_legend->sizeHint();
-  const bool fits = lg.height() <= vp.height() / 2 && lg.width() + mm.width() + 4 * kOverlayMargin <= vp.width();
+  const bool fits =
+      lg.height() <= vp.height() / 2 && lg.width() + mm.width() + 4 * kOverlayMargin <= vp.width();
   m_legend->setVisible(m_legendWanted && fits);
   m_legend->setGeometry(vp.left() + kOverlayMargin, vp.bottom() - lg.height() - kOverlayMargin, lg.width(),
                         lg.height());

@@ -96,6 +96,7 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::graphChanged, this, &GraphWidget::onGraphChanged);
   connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
+  connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);
   connect(session, &StudioSession::breakpointsChanged, this,
           [this] { m_scene->setBreakpoints(m_session->breakpoints()); });
   for (auto signal : {&StudioSession::interpreterReset, &StudioSession::interpreterFinished})
@@ -362,6 +363,29 @@ void GraphWidget::onSessionSelection(const QString& nodeName) {
     return;
   }
   revealNode(nodeName);
+}
+
+void GraphWidget::onSessionModuleSelection(const QString& modulePath) {
+  if (m_syncing || modulePath.isEmpty()) return;
+  // A collapsed group box is selected; an expanded group's frame is brought into view.
+  if (NodeItem* box = m_scene->groupItem(modulePath)) {
+    selectItem(box);
+    m_view->centerOnItem(box);
+  } else if (ClusterItem* frame = m_scene->clusterItem(modulePath)) {
+    const QRectF r = frame->sceneBoundingRect();
+    const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
+    m_view->centerOn(r.height() < visible.height()
+                         ? r.center()
+                         : QPointF(r.center().x(), r.top() + visible.height() / 2 - 20));
+  } else if (m_grouping) {
+    // A leaf module: the first call_module node calling it.
+    const std::string path = modulePath.toStdString();
+    for (const GroupedNode& n : m_grouping->nodes())
+      if (n.op == fx::Op::CallModule && n.target == path) {
+        if (NodeItem* leaf = m_scene->nodeItem(qs(n.name))) m_view->centerOnItem(leaf);
+        break;
+      }
+  }
 }
 
 void GraphWidget::revealNode(const QString& name) {

@@ -90,6 +90,7 @@ private:
   void onLayoutFinished(quint64 generation, std::shared_ptr<const ViewLayout> layout);
   void onSceneSelectionChanged();
   void onSessionSelection(const QString& nodeName);
+  void onSessionModuleSelection(const QString& modulePath);
   void onItemActivated(QGraphicsItem* item);
   void onItemClicked(QGraphicsItem* item);
   void updateInterpreterState();
