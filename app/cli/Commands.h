@@ -18,6 +18,8 @@ int runInfo(const std::vector<std::string>& args);
 int runSaveExample(const std::vector<std::string>& args);
 int runLower(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
+/// `diff A B`: exit 0 when equal, 1 when different, 2 on usage or read errors.
+int runDiff(const std::vector<std::string>& args);
 
 /// Prints "lattice-cli: <message>" to stderr and returns the code.
 int fail(int code, const std::string& message);

@@ -28,6 +28,10 @@ commands:
         check an artifact directory (graph.mlir + weights.safetensors) or a lone
         .mlir against every lattice dialect rule; diagnostics are printed as
         file:line:col: error: message, exit code 1 when any path is invalid
+  diff A B [--json] [--no-values] [--tolerance X]
+        structural and weight diff of two artifacts (directories or lone .mlir):
+        ops matched by name, then along the data flow; attributes, types, ABI and
+        weights (int4/int8 dequantized); exit code 0 equal, 1 different, 2 error
 
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
 example:sparse_resunet42, example:chain:N.
@@ -61,6 +65,7 @@ int main(int argc, char** argv) {
   if (command == "save-example") return lattice::cli::runSaveExample(args);
   if (command == "lower") return lattice::cli::runLower(args);
   if (command == "validate") return lattice::cli::runValidate(args);
+  if (command == "diff") return lattice::cli::runDiff(args);
   std::cerr << "lattice-cli: unknown command '" << command << "'\n\n" << kUsage;
   return lattice::cli::ExitUsage;
 }

@@ -99,9 +99,17 @@ Expected<std::string> formatPacking(const PackingAttr& p) {
 } // namespace
 
 std::string formatDecimalFloat(double value) {
-  const int size = std::snprintf(nullptr, 0, "%.12f", value);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  std::snprintf(text.data(), text.size() + 1, "%.12f", value);
+  // printf("%.12f") without printf: to_chars with a precision is correctly rounded from the exact
+  // binary value (ties to even), as glibc's printf is. inf/nan follow the spec's table.
+  char buffer[400]; // |v| <= DBL_MAX has 309 integer digits, + sign, '.', 12 decimals
+  std::string text;
+  if (std::isfinite(value)) {
+    const std::to_chars_result r =
+        std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 12);
+    text.assign(buffer, r.ptr);
+  } else {
+    text = std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf");
+  }
   // rstrip('0') then rstrip('.'): the '.' stops the first strip, so integer zeros survive.
   while (!text.empty() && text.back() == '0')
     text.pop_back();

@@ -108,22 +108,23 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     stems[i] = normalizeSsaStem(given ? std::string_view(record.resultStems[i])
                                       : std::string_view(schema->pythonName));
   }
-  const std::string context = "lattice." + schema->name + " " + quoteName(stems[0]);
+  // Built only for an error message: most ops have none.
+  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(stems[0]); };
   for (const std::string& stem : stems) {
-    if (!isValidSsaName(stem)) return makeError(context + ": invalid ssa name " + quoteName(stem));
+    if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(stem));
   }
   if (record.resultStems.size() > schema->results.size()) {
-    return makeError(context + ": " + std::to_string(record.resultStems.size()) + " result names for " +
+    return makeError(context() + ": " + std::to_string(record.resultStems.size()) + " result names for " +
                      std::to_string(schema->results.size()) + " results");
   }
   if (record.resultTypes.size() != schema->results.size()) {
-    return makeError(context + ": expected " + std::to_string(schema->results.size()) +
+    return makeError(context() + ": expected " + std::to_string(schema->results.size()) +
                      " result types, got " + std::to_string(record.resultTypes.size()));
   }
   for (std::size_t i = 0; i < schema->results.size(); ++i) {
     const std::string& type = record.resultTypes[i];
     if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
-      return makeError(context + ": result '" + schema->results[i].name + "' expects a " +
+      return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
                        std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
     }
   }
@@ -137,7 +138,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     if (!operand.optional) required = ssaOperands.size();
   }
   if (record.operands.size() < required || record.operands.size() > ssaOperands.size()) {
-    return makeError(context + ": expected " + std::to_string(required) +
+    return makeError(context() + ": expected " + std::to_string(required) +
                      (required == ssaOperands.size() ? "" : " to " + std::to_string(ssaOperands.size())) +
                      " operands, got " + std::to_string(record.operands.size()));
   }
@@ -145,24 +146,24 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     const MlirValue& value = record.operands[i];
     const SchemaOperand& operand = *ssaOperands[i];
     if (m_defined.count(value.name) == 0) {
-      return makeError(context + ": operand '" + operand.name + "' uses undefined value %" +
+      return makeError(context() + ": operand '" + operand.name + "' uses undefined value %" +
                        printableForMessage(value.name));
     }
     if (valueTypeOf(value.type) != operand.type) {
-      return makeError(context + ": operand '" + operand.name + "' expects a " +
+      return makeError(context() + ": operand '" + operand.name + "' expects a " +
                        std::string(schemaName(operand.type)) + " value, got " + quoteName(value.type));
     }
   }
   const bool isWeight = schema->assembly == SchemaAssembly::Weight;
   if (isWeight && !isValidSymbolName(record.symbol))
-    return makeError(context + ": invalid weight symbol " + quoteName(record.symbol));
-  if (!isWeight && !record.symbol.empty()) return makeError(context + ": only lattice.weight takes a symbol");
+    return makeError(context() + ": invalid weight symbol " + quoteName(record.symbol));
+  if (!isWeight && !record.symbol.empty()) return makeError(context() + ": only lattice.weight takes a symbol");
 
   // Attributes in schema order (sec. 8).
   for (std::size_t i = 0; i < record.attributes.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (record.attributes[i].name == record.attributes[j].name)
-        return makeError(context + ": duplicate attribute " + quoteName(record.attributes[i].name));
+        return makeError(context() + ": duplicate attribute " + quoteName(record.attributes[i].name));
     }
   }
   std::string attrDict;
@@ -172,12 +173,12 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     std::string text;
     if (given != record.attributes.end()) {
       Expected<std::string> formatted = formatAttrValue(attr.kind, given->value);
-      if (!formatted) return makeError(context + ": attribute '" + attr.name + "': " + formatted.message());
+      if (!formatted) return makeError(context() + ": attribute '" + attr.name + "': " + formatted.message());
       text = std::move(*formatted);
     } else if (attr.name == "accumulation") {
       text = "\"canonical_f32\"";
     } else if (attr.required) {
-      return makeError(context + ": missing required attribute '" + attr.name + "'");
+      return makeError(context() + ": missing required attribute '" + attr.name + "'");
     } else {
       continue;
     }

@@ -1,15 +1,14 @@
-// The artifact layer's only LibTorch file: dtype conversion (torch's f32 -> f16 rounds to nearest
-// even) and the conv weight re-layout of lowering.md §5.8 as a permute + contiguous copy.
-// Tensors are wrapped with at::from_blob over TensorData bytes, so the only copy is the one into
-// the result's own buffer. Quantization is not here: it is plain f32 arithmetic in
-// WeightPacking.cpp. Torch exceptions never leave this file.
+// The artifact layer's only LibTorch file: dtype conversion with torch semantics (f32 -> f16
+// rounds to nearest even, float -> integer truncates). Tensors are wrapped with at::from_blob
+// over TensorData bytes, so the only copy is the one into the result's own buffer. The conv
+// re-layout (WeightRelayout.cpp) and quantization (WeightPacking.cpp) are plain C++. Torch
+// exceptions never leave this file.
 
 #include "artifact/WeightPacking.h"
 
 #include <ATen/ATen.h>
 
 #include <optional>
-#include <sstream>
 
 namespace lattice {
 namespace {
@@ -34,59 +33,12 @@ std::optional<at::ScalarType> scalarType(DType dtype) {
   return std::nullopt;
 }
 
-// A permutation only moves elements, so any dtype can travel as an integer of its width.
-at::ScalarType carrierType(std::size_t elementSize) {
-  switch (elementSize) {
-  case 1: return at::kByte;
-  case 2: return at::kShort;
-  case 4: return at::kInt;
-  default: return at::kLong;
-  }
-}
-
-std::string pythonTuple(const std::vector<int64_t>& values) {
-  std::ostringstream out;
-  out << '(';
-  for (std::size_t i = 0; i < values.size(); ++i)
-    out << (i ? ", " : "") << values[i];
-  out << (values.size() == 1 ? ",)" : ")");
-  return out.str();
-}
-
 // from_blob wants a mutable pointer; the source is only ever read.
 at::Tensor wrap(const TensorData& t, const std::vector<int64_t>& shape, at::ScalarType type) {
   return at::from_blob(const_cast<uint8_t*>(t.data()), shape, at::TensorOptions().dtype(type));
 }
 
 } // namespace
-
-Expected<TensorData> convWeightToLatticeLayout(const TensorData& w, int64_t kx, int64_t ky,
-                                               int64_t kz, int64_t inChannels,
-                                               int64_t outChannels) {
-  const std::vector<int64_t>& shape = w.shape();
-  if (shape.size() != 3 || kx < 0 || ky < 0 || kz < 0 || shape[0] != kx * ky * kz)
-    return makeError("Conv3d kernel shape " + pythonTuple(shape) + " does not match kernel_size=" +
-                     pythonTuple({kx, ky, kz}) + ".");
-  const std::vector<int64_t> source{kx, ky, kz, inChannels, outChannels};
-  if (inChannels < 0 || outChannels < 0 || shapeNumel(source) != w.numel()) {
-    std::ostringstream msg;
-    msg << "shape '[" << kx << ", " << ky << ", " << kz << ", " << inChannels << ", "
-        << outChannels << "]' is invalid for input of size " << w.numel();
-    return makeError(msg.str());
-  }
-  TensorData result = TensorData::zeros(w.dtype(), {outChannels, kx, ky, kz, inChannels});
-  if (result.numel() == 0)
-    return result;
-  try {
-    const at::ScalarType carrier = carrierType(dtypeSize(w.dtype()));
-    at::Tensor dst = at::from_blob(result.mutableData(), result.shape(),
-                                   at::TensorOptions().dtype(carrier));
-    dst.copy_(wrap(w, source, carrier).permute({4, 0, 1, 2, 3}));
-  } catch (const std::exception& e) {
-    return makeError(std::string("conv weight re-layout failed: ") + e.what());
-  }
-  return result;
-}
 
 Expected<TensorData> toDType(const TensorData& tensor, DType dtype) {
   if (tensor.dtype() == dtype)

@@ -30,6 +30,16 @@ struct RowView {
   }
 };
 
+// Round half to even of a float as std::nearbyint does in the default rounding mode, without the
+// libm call: adding and subtracting 1.5·2^23 leaves the nearest integer (ties to even) for
+// |v| < 2^22. Larger magnitudes come back unchanged or still large, so after the clamp to
+// [0, qmax] the code is the same as with nearbyint for every finite v.
+inline float roundHalfEven(float v) {
+  constexpr float kMagic = 12582912.0f; // 1.5 · 2^23
+  // Without -ffast-math (never used here) the compiler may not fold this into v.
+  return (v + kMagic) - kMagic;
+}
+
 std::optional<RowView> rowView(const std::vector<int64_t>& shape) {
   RowView v;
   v.rank = static_cast<int>(shape.size());
@@ -157,6 +167,7 @@ Expected<QuantizedWeight> quantizeAffine(const TensorData& logical, int bits, in
   std::vector<float> scales(static_cast<std::size_t>(K * out * groups));
   std::vector<float> biases(scales.size());
   std::vector<float> row(static_cast<std::size_t>(storage), 0.0f);
+  std::vector<uint32_t> codes(static_cast<std::size_t>(G));
   for (int64_t k = 0; k < K; ++k) {
     for (int64_t o = 0; o < out; ++o) {
       const int64_t r = k * out + o;
@@ -173,13 +184,20 @@ Expected<QuantizedWeight> quantizeAffine(const TensorData& logical, int bits, in
         const float bias = mx;
         scales[r * groups + g] = scale;
         biases[r * groups + g] = bias;
-        for (int64_t j = 0; j < G; ++j) {
-          float q = 0.0f;
-          if (scale != 0.0f)
-            q = std::clamp(std::nearbyint((group[j] - bias) / scale), 0.0f, qmax);
-          const int64_t column = g * G + j;
-          packed[r * words + column / perWord] |= static_cast<uint32_t>(q)
-                                                  << (bits * (column % perWord));
+        if (scale != 0.0f) {
+          for (int64_t j = 0; j < G; ++j)
+            codes[j] = static_cast<uint32_t>(
+                std::min(std::max(roundHalfEven((group[j] - bias) / scale), 0.0f), qmax));
+        } else {
+          std::fill(codes.begin(), codes.end(), 0u);
+        }
+        // Groups fill whole words (checkWholeWords), so group g starts word g·G/perWord.
+        uint32_t* word = packed.data() + r * words + g * G / perWord;
+        for (int64_t j = 0; j < G; j += perWord, ++word) {
+          uint32_t packedWord = 0;
+          for (int64_t l = 0; l < perWord; ++l)
+            packedWord |= codes[j + l] << (bits * l);
+          *word = packedWord;
         }
       }
     }

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <set>
 
 #include <fcntl.h>
@@ -257,12 +258,25 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
   };
 
   Status status = put(reinterpret_cast<const uint8_t*>(header.data()), header.size());
+  std::unique_ptr<uint8_t[]> scratch; // deferred tensors are produced here, never kept
+  std::size_t scratchSize = 0;
   for (std::size_t i = 0; status && i < sorted.size(); ++i) {
     const TensorData& tensor = sorted[i]->tensor;
+    const uint8_t* bytes = nullptr;
+    if (tensor.isDeferred()) {
+      if (scratchSize < tensor.byteSize()) {
+        scratch.reset(new uint8_t[tensor.byteSize()]);
+        scratchSize = tensor.byteSize();
+      }
+      tensor.produceInto(scratch.get());
+      bytes = scratch.get();
+    } else {
+      bytes = tensor.data();
+    }
     std::size_t done = 0;
     do {
       const std::size_t piece = std::min(kChunkSize, tensor.byteSize() - done);
-      status = put(tensor.data() + done, piece);
+      status = put(bytes + done, piece);
       done += piece;
     } while (status && done < tensor.byteSize());
   }

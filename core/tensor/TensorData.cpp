@@ -3,9 +3,11 @@
 
 #include "tensor/TensorData.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 namespace lattice {
@@ -72,11 +74,59 @@ TensorData TensorData::zeros(DType dtype, std::vector<int64_t> shape) {
   return owning(dtype, std::move(shape), std::vector<uint8_t>(expected.value_or(0), 0));
 }
 
+// The shared state of a deferred tensor: its producer and, once computed, its bytes.
+struct TensorData::Lazy {
+  std::shared_ptr<const TensorProducer> producer;
+  std::once_flag once;
+  std::unique_ptr<uint8_t[]> bytes; // default-initialised: the producer writes every byte
+  std::atomic<bool> ready{false};    // bytes hold the result
+};
+
+TensorData TensorData::deferred(DType dtype, std::vector<int64_t> shape,
+                                std::shared_ptr<const TensorProducer> producer) {
+  const std::optional<std::size_t> expected = expectedByteSize(dtype, shape);
+  assert(expected && producer && "TensorData::deferred: invalid shape or no producer");
+  TensorData t;
+  t.m_dtype = dtype;
+  t.m_shape = std::move(shape);
+  t.m_size = expected.value_or(0);
+  t.m_lazy = std::make_shared<Lazy>();
+  t.m_lazy->producer = std::move(producer);
+  return t;
+}
+
+const uint8_t* TensorData::materialize() const {
+  Lazy& lazy = *m_lazy;
+  std::call_once(lazy.once, [&] {
+    lazy.bytes.reset(new uint8_t[m_size ? m_size : 1]);
+    if (m_size) lazy.producer->produce(lazy.bytes.get());
+    lazy.ready.store(true, std::memory_order_release);
+  });
+  return lazy.bytes.get();
+}
+
+void TensorData::produceInto(uint8_t* dst) const {
+  if (m_size == 0) return;
+  if (m_lazy && !m_lazy->ready.load(std::memory_order_acquire)) {
+    m_lazy->producer->produce(dst); // streamed: nothing is kept
+    return;
+  }
+  std::memcpy(dst, data(), m_size);
+}
+
 int64_t TensorData::numel() const {
   return shapeNumel(m_shape);
 }
 
 uint8_t* TensorData::mutableData() {
+  if (m_lazy) {
+    // Becomes an owning tensor holding a copy of the computed bytes.
+    const uint8_t* bytes = materialize();
+    m_owned = std::make_shared<std::vector<uint8_t>>(bytes, bytes + m_size);
+    m_data = m_owned->data();
+    m_lazy.reset();
+    return m_owned->data();
+  }
   if (!m_owned) return nullptr;
   if (m_owned.use_count() > 1) {
     // Copies share the buffer; detach before the first write so they keep their values.
@@ -88,8 +138,8 @@ uint8_t* TensorData::mutableData() {
 
 bool TensorData::operator==(const TensorData& other) const {
   if (m_dtype != other.m_dtype || m_shape != other.m_shape || m_size != other.m_size) return false;
-  if (m_size == 0 || m_data == other.m_data) return true;
-  return std::memcmp(m_data, other.m_data, m_size) == 0;
+  if (m_size == 0 || (!m_lazy && m_data == other.m_data && !other.m_lazy)) return true;
+  return std::memcmp(data(), other.data(), m_size) == 0;
 }
 
 } // namespace lattice

@@ -1,6 +1,8 @@
 #pragma once
-/// \file TensorData: a dtype, a shape and the row-major little-endian bytes, either owned or a
-/// view into memory kept alive by a shared owner (for example a mapped safetensors file).
+/// \file TensorData: a dtype, a shape and the row-major little-endian bytes, either owned, a
+/// view into memory kept alive by a shared owner (for example a mapped safetensors file), or
+/// deferred: computed by a TensorProducer when first needed (the lowering re-lays weights this
+/// way, so lowering touches no weight bytes and the save streams them straight to the file).
 
 #include "tensor/DType.h"
 
@@ -9,6 +11,15 @@
 #include <vector>
 
 namespace lattice {
+
+/// Computes the bytes of a deferred tensor. Producers are immutable and may run more than once
+/// (a streaming writer produces into its own buffer without caching) and from any thread.
+class TensorProducer {
+public:
+  virtual ~TensorProducer() = default;
+  /// Writes exactly the tensor's byteSize() bytes to `dst`.
+  virtual void produce(uint8_t* dst) const = 0;
+};
 
 class TensorData {
 public:
@@ -22,32 +33,47 @@ public:
                          std::shared_ptr<const void> keepAlive);
   /// Zero-filled tensor. Precondition: the shape is valid (no negative dimension, no overflow).
   static TensorData zeros(DType dtype, std::vector<int64_t> shape);
+  /// A tensor whose bytes `producer` computes on the first data() (once, shared by all copies)
+  /// or, without keeping them, on every produceInto(). Precondition: the shape is valid.
+  static TensorData deferred(DType dtype, std::vector<int64_t> shape,
+                             std::shared_ptr<const TensorProducer> producer);
 
   DType dtype() const { return m_dtype; }
   const std::vector<int64_t>& shape() const { return m_shape; }
   int64_t numel() const;
   std::size_t byteSize() const { return m_size; }
-  const uint8_t* data() const { return m_data; }
-  /// Mutable bytes; only for owning tensors (nullptr for views). Copies of a TensorData share
-  /// their buffer until one of them asks for mutable bytes (copy on write).
+  /// The bytes. A deferred tensor computes them here the first time (thread-safe; the result is
+  /// kept and shared by every copy).
+  const uint8_t* data() const { return m_lazy ? materialize() : m_data; }
+  /// Mutable bytes; only for owning and deferred tensors (nullptr for views). Copies of a
+  /// TensorData share their buffer until one of them asks for mutable bytes (copy on write).
   uint8_t* mutableData();
-  bool isView() const { return m_owned == nullptr && m_data != nullptr; }
+  bool isView() const { return m_owned == nullptr && m_data != nullptr && !m_lazy; }
+  /// True for a deferred tensor (whether or not its bytes were computed yet).
+  bool isDeferred() const { return m_lazy != nullptr; }
+  /// Writes the byteSize() bytes to `dst`. For a deferred tensor whose bytes were not computed
+  /// yet this runs the producer into `dst` without keeping anything (what writers use).
+  void produceInto(uint8_t* dst) const;
 
   /// The bytes as elements of T. Views into a safetensors file may be unaligned for T when the
   /// writer placed a tensor at an offset that is not a multiple of sizeof(T).
-  template <typename T> const T* as() const { return reinterpret_cast<const T*>(m_data); }
+  template <typename T> const T* as() const { return reinterpret_cast<const T*>(data()); }
 
   /// Same dtype, shape and bytes.
   bool operator==(const TensorData& other) const;
   bool operator!=(const TensorData& other) const { return !(*this == other); }
 
 private:
+  struct Lazy;
+  const uint8_t* materialize() const;
+
   DType m_dtype = DType::F32;
   std::vector<int64_t> m_shape;
   const uint8_t* m_data = nullptr;
   std::size_t m_size = 0;
   std::shared_ptr<std::vector<uint8_t>> m_owned;
   std::shared_ptr<const void> m_keepAlive;
+  std::shared_ptr<Lazy> m_lazy;
 };
 
 /// Product of the dimensions (1 for rank 0); -1 on overflow or a negative dimension.

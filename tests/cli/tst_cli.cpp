@@ -1,34 +1,17 @@
 // End-to-end tests of lattice-cli: exit codes, trace formats, info, save-example.
+#include "CliRunner.h"
+
 #include <QtTest/QtTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 
+using lattice::testing::CliRun;
+using lattice::testing::runCli;
+
 namespace {
-
-struct Run {
-  int code = -1;
-  QString out;
-  QString err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(LATTICE_CLI), args);
-  Run r;
-  if (!p.waitForFinished(300000)) {
-    p.kill();
-    r.err = QStringLiteral("timed out");
-    return r;
-  }
-  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
 
 QString conformanceModel(const char* name) {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/") + QLatin1String(name) +
@@ -55,7 +38,7 @@ private Q_SLOTS:
   }
   void usageErrorsExitTwo() {
     QFETCH(QStringList, args);
-    const Run r = cli(args);
+    const CliRun r = runCli(args);
     QCOMPARE(r.code, 2);
     QVERIFY(!r.err.isEmpty());
   }
@@ -74,7 +57,7 @@ private Q_SLOTS:
   void badInputExitsOneWithOneLine() {
     QFETCH(QStringList, args);
     QFETCH(QString, mentions);
-    const Run r = cli(args);
+    const CliRun r = runCli(args);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
     QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
@@ -93,13 +76,13 @@ private Q_SLOTS:
         "    %global_pool : [num_users=1] = call_module[target=global_pool](args = (%pool,), kwargs = {})\n"
         "    %head : [num_users=1] = call_module[target=head](args = (%global_pool,), kwargs = {})\n"
         "    return head\n");
-    const Run r = cli({QStringLiteral("trace"), conformanceModel("sparse_classifier")});
+    const CliRun r = runCli({QStringLiteral("trace"), conformanceModel("sparse_classifier")});
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, expected);
   }
 
   void traceTabularOfUNetHas171Rows() {
-    const Run r = cli({QStringLiteral("trace"), QStringLiteral("example:sparse_resunet42"),
+    const CliRun r = runCli({QStringLiteral("trace"), QStringLiteral("example:sparse_resunet42"),
                        QStringLiteral("--format"), QStringLiteral("tabular")});
     QCOMPARE(r.code, 0);
     const QStringList lines = r.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
@@ -117,7 +100,7 @@ private Q_SLOTS:
   }
 
   void traceJsonIsTheArchiveNodeEncoding() {
-    const Run r = cli({QStringLiteral("trace"), QStringLiteral("example:chain:3"), QStringLiteral("--format"),
+    const CliRun r = runCli({QStringLiteral("trace"), QStringLiteral("example:chain:3"), QStringLiteral("--format"),
                        QStringLiteral("json")});
     QCOMPARE(r.code, 0);
     const QJsonObject root = QJsonDocument::fromJson(r.out.toUtf8()).object();
@@ -133,8 +116,8 @@ private Q_SLOTS:
 
   void expandAndLeafOverridesChangeTheTrace() {
     // Forcing the first block's Sequential to be a leaf replaces its three nodes with one.
-    const Run plain = cli({QStringLiteral("info"), QStringLiteral("example:chain:2")});
-    const Run collapsed = cli({QStringLiteral("info"), QStringLiteral("example:chain:2"), QStringLiteral("--leaf"),
+    const CliRun plain = runCli({QStringLiteral("info"), QStringLiteral("example:chain:2")});
+    const CliRun collapsed = runCli({QStringLiteral("info"), QStringLiteral("example:chain:2"), QStringLiteral("--leaf"),
                                QStringLiteral("blocks.0")});
     QCOMPARE(plain.code, 0);
     QCOMPARE(collapsed.code, 0);
@@ -146,19 +129,19 @@ private Q_SLOTS:
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("resnet.ltfx"));
-    const Run saved = cli({QStringLiteral("save-example"), QStringLiteral("sparse_resnet21d"), path});
+    const CliRun saved = runCli({QStringLiteral("save-example"), QStringLiteral("sparse_resnet21d"), path});
     QCOMPARE(saved.code, 0);
     QVERIFY(QFile::exists(path + QStringLiteral("/model.json")));
     QVERIFY(QFile::exists(path + QStringLiteral("/weights.safetensors")));
-    const Run info = cli({QStringLiteral("info"), path});
+    const CliRun info = runCli({QStringLiteral("info"), path});
     QCOMPARE(info.code, 0);
     // lowering.md §8.2: 2,693,920 parameters in 63 tensors; 81 traced nodes (71 call_module, 8 call_function).
     QVERIFY2(info.out.contains(QStringLiteral("2,693,920 elements in 63 tensors")), qPrintable(info.out));
     QVERIFY2(info.out.contains(QStringLiteral("nodes:       81 (placeholder 1, call_module 71, call_function 8, output 1)")),
              qPrintable(info.out));
     // The archive traces to the same graph as the built-in.
-    const Run fromArchive = cli({QStringLiteral("trace"), path});
-    const Run builtIn = cli({QStringLiteral("trace"), QStringLiteral("example:sparse_resnet21d")});
+    const CliRun fromArchive = runCli({QStringLiteral("trace"), path});
+    const CliRun builtIn = runCli({QStringLiteral("trace"), QStringLiteral("example:sparse_resnet21d")});
     QCOMPARE(fromArchive.code, 0);
     QCOMPARE(fromArchive.out, builtIn.out);
   }

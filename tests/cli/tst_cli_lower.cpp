@@ -1,34 +1,17 @@
 // End-to-end tests of `lattice-cli lower`: byte-identical conformance output, option parsing,
 // errors naming the node, and the previous artifact surviving a failed export.
+#include "CliRunner.h"
+
 #include <QtTest/QtTest>
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
+using lattice::testing::CliRun;
+using lattice::testing::runCli;
+
 namespace {
-
-struct Run {
-  int code = -1;
-  QString out;
-  QString err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(LATTICE_CLI), args);
-  Run r;
-  if (!p.waitForFinished(600000)) {
-    p.kill();
-    r.err = QStringLiteral("timed out");
-    return r;
-  }
-  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
 
 QByteArray readAll(const QString& path) {
   QFile f(path);
@@ -53,7 +36,7 @@ private Q_SLOTS:
     QFETCH(QString, name);
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("out.lattice"));
-    const Run r = cli({QStringLiteral("lower"), kModels + name + QStringLiteral("/model.ltfx"), QStringLiteral("-o"), out});
+    const CliRun r = runCli({QStringLiteral("lower"), kModels + name + QStringLiteral("/model.ltfx"), QStringLiteral("-o"), out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(r.out.contains(QStringLiteral(" ops, ")));
     const QString expected = kModels + name + QStringLiteral("/expected.lattice/");
@@ -65,7 +48,7 @@ private Q_SLOTS:
   void unetLowersToAValidArtifact() {
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("out.lattice"));
-    const Run r = cli({QStringLiteral("lower"), QStringLiteral("example:sparse_resunet42"), QStringLiteral("-o"), out});
+    const CliRun r = runCli({QStringLiteral("lower"), QStringLiteral("example:sparse_resunet42"), QStringLiteral("-o"), out});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const QByteArray mlir = readAll(out + QStringLiteral("/graph.mlir"));
     // lowering.md §8.3: 16 adds, 4 cats and 9 outputs.
@@ -78,7 +61,7 @@ private Q_SLOTS:
   void optionsOverrideTheArchiveDefaults() {
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("q.lattice"));
-    const Run r = cli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out,
+    const CliRun r = runCli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out,
                        QStringLiteral("--quantize"), QStringLiteral("4"), QStringLiteral("--output-name"), QStringLiteral("logits"),
                        QStringLiteral("--input"), QStringLiteral("x:sparse:f32:3")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -96,17 +79,17 @@ private Q_SLOTS:
   }
   void usageErrors() {
     QFETCH(QStringList, extra);
-    const Run r = cli(QStringList{QStringLiteral("lower"), QStringLiteral("example:chain:1")} + extra);
+    const CliRun r = runCli(QStringList{QStringLiteral("lower"), QStringLiteral("example:chain:1")} + extra);
     QCOMPARE(r.code, 2);
   }
 
   void failedExportKeepsThePreviousArtifact() {
     QTemporaryDir tmp;
     const QString out = tmp.filePath(QStringLiteral("a.lattice"));
-    QCOMPARE(cli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out}).code, 0);
+    QCOMPARE(runCli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out}).code, 0);
     const QByteArray before = readAll(out + QStringLiteral("/graph.mlir"));
     // A dense input where the conv expects a sparse one: lowering fails at node 'stem'.
-    const Run r = cli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out,
+    const CliRun r = runCli({QStringLiteral("lower"), kModels + QStringLiteral("sparse_classifier/model.ltfx"), QStringLiteral("-o"), out,
                        QStringLiteral("--input"), QStringLiteral("x:dense:tensor<?x3xf32>")});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(QStringLiteral("Conv3d expects sparse_tensor, got dense_tensor.")), qPrintable(r.err));

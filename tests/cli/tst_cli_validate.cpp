@@ -2,35 +2,18 @@
 // expected.lattice (exit 0), rejects every dialect/invalid file for the reason its first line
 // gives (exit 1, the diagnostic on stderr as file:line:col: error: message), reports bundle
 // errors and all errors of a file, and refuses bad usage (exit 2).
+#include "CliRunner.h"
+
 #include <QtTest/QtTest>
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
+using lattice::testing::CliRun;
+using lattice::testing::runCli;
+
 namespace {
-
-struct Run {
-  int code = -1;
-  QString out;
-  QString err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(LATTICE_CLI), args);
-  Run r;
-  if (!p.waitForFinished(600000)) {
-    p.kill();
-    r.err = QStringLiteral("timed out");
-    return r;
-  }
-  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
 
 const QString kConformance = QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/");
 
@@ -60,7 +43,7 @@ private Q_SLOTS:
   void acceptsValidFilesAndExpectedArtifacts() {
     QFETCH(QString, path);
     QFETCH(QString, verdict);
-    const Run r = cli({QStringLiteral("validate"), path});
+    const CliRun r = runCli({QStringLiteral("validate"), path});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QCOMPARE(r.err, QString());
     QVERIFY(r.out.startsWith(path + QStringLiteral(": valid (")));
@@ -156,7 +139,7 @@ private Q_SLOTS:
     QFETCH(QString, diagnostic);
     const QString path = kConformance + QStringLiteral("dialect/invalid/") + file + QStringLiteral(".mlir");
     QCOMPARE(firstLine(path), QStringLiteral("// Invalid: ") + reason);
-    const Run r = cli({QStringLiteral("validate"), path});
+    const CliRun r = runCli({QStringLiteral("validate"), path});
     QCOMPARE(r.code, 1);
     QCOMPARE(r.out, QString());
     QVERIFY2(r.err.split('\n').contains(path + diagnostic), qPrintable(r.err));
@@ -181,7 +164,7 @@ private Q_SLOTS:
     QVERIFY(QFile::copy(kConformance +
                             QStringLiteral("models/sparse_classifier/expected.lattice/weights.safetensors"),
                         dir + QStringLiteral("/weights.safetensors")));
-    const Run r = cli({QStringLiteral("validate"), dir});
+    const CliRun r = runCli({QStringLiteral("validate"), dir});
     QCOMPARE(r.code, 1);
     const QStringList lines = r.err.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
@@ -199,13 +182,13 @@ private Q_SLOTS:
   void bundleErrors() {
     QTemporaryDir tmp;
     const QString missing = tmp.filePath(QStringLiteral("nothing"));
-    Run r = cli({QStringLiteral("validate"), missing});
+    CliRun r = runCli({QStringLiteral("validate"), missing});
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.startsWith(
         missing + QStringLiteral(": error: lattice artifact directory does not exist: ") + missing));
     const QString empty = tmp.filePath(QStringLiteral("empty"));
     QVERIFY(QDir().mkpath(empty));
-    r = cli({QStringLiteral("validate"), empty});
+    r = runCli({QStringLiteral("validate"), empty});
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(empty + QStringLiteral(": error: lattice artifact is missing graph.mlir\n")));
     QVERIFY(
@@ -216,17 +199,17 @@ private Q_SLOTS:
   void severalPaths() {
     const QString good = kConformance + QStringLiteral("dialect/valid/pool3d_basic.mlir");
     const QString bad = kConformance + QStringLiteral("dialect/invalid/pool_bad_mode.mlir");
-    const Run r = cli({QStringLiteral("validate"), good, bad});
+    const CliRun r = runCli({QStringLiteral("validate"), good, bad});
     QCOMPARE(r.code, 1);
     QVERIFY(r.out.startsWith(good + QStringLiteral(": valid (")));
     QVERIFY(r.err.contains(bad + QStringLiteral(": invalid (1 error)")));
   }
 
   void usage() {
-    const Run r = cli({QStringLiteral("validate")});
+    const CliRun r = runCli({QStringLiteral("validate")});
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains(QStringLiteral("lattice-cli validate:")));
-    QVERIFY(cli({QStringLiteral("--help")}).out.contains(QStringLiteral("validate PATH...")));
+    QVERIFY(runCli({QStringLiteral("--help")}).out.contains(QStringLiteral("validate PATH...")));
   }
 };
 

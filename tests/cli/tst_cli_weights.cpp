@@ -4,6 +4,7 @@
 // and nothing else (graph.mlir byte-identical; the weights equal those of a model that had the
 // checkpoint's values all along).
 
+#include "CliRunner.h"
 #include "model/Archive.h"
 #include "model/Examples.h"
 #include "tensor/Safetensors.h"
@@ -11,10 +12,12 @@
 #include <QtTest/QtTest>
 
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
 using namespace lattice;
+
+using lattice::testing::CliRun;
+using lattice::testing::runCli;
 
 namespace {
 
@@ -28,27 +31,6 @@ const QString kFixtures = QStringLiteral(LATTICE_TORCH_FIXTURES_DIR);
   } while (false)
 
 QString fixture(const QString& name) { return kFixtures + QLatin1Char('/') + name; }
-
-struct Run {
-  int code = -1;
-  QString out;
-  QString err;
-};
-
-Run cli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(LATTICE_CLI), args);
-  Run r;
-  if (!p.waitForFinished(600000)) {
-    p.kill();
-    r.err = QStringLiteral("timed out");
-    return r;
-  }
-  r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
-  r.out = QString::fromUtf8(p.readAllStandardOutput());
-  r.err = QString::fromUtf8(p.readAllStandardError());
-  return r;
-}
 
 QByteArray readAll(const QString& path) {
   QFile f(path);
@@ -71,7 +53,7 @@ private Q_SLOTS:
   void traceOfTorchScriptEqualsTorchFx() {
     REQUIRE_FIXTURES();
     QFETCH(QString, name);
-    const Run r = cli({QStringLiteral("trace"), fixture(name + QStringLiteral(".pt"))});
+    const CliRun r = runCli({QStringLiteral("trace"), fixture(name + QStringLiteral(".pt"))});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // torch 1.13 prints the user count as `#users`; newer torch (and we) `num_users`.
     QString expected = QString::fromUtf8(readAll(fixture(name + QStringLiteral(".fx.txt"))));
@@ -81,7 +63,7 @@ private Q_SLOTS:
 
   void weightsOptionAppliesACheckpoint() {
     REQUIRE_FIXTURES();
-    const Run r = cli({QStringLiteral("info"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("--weights"),
+    const CliRun r = runCli({QStringLiteral("info"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("--weights"),
                        fixture(QStringLiteral("mlp.seed1.state_dict.pt"))});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
@@ -104,7 +86,7 @@ private Q_SLOTS:
     if (command == QLatin1String("lower"))
       args << QStringLiteral("--input") << kMlpInput << QStringLiteral("-o")
            << tmp.filePath(QStringLiteral("out"));
-    const Run r = cli(args);
+    const CliRun r = runCli(args);
     QCOMPARE(r.code, 1);
     QVERIFY2(
         r.err.contains(QStringLiteral("'0.weight': shape [6, 4] in the checkpoint, [8, 4] in the model")),
@@ -115,7 +97,7 @@ private Q_SLOTS:
 
   void allowPartialWarnsAndContinues() {
     REQUIRE_FIXTURES();
-    const Run r = cli({QStringLiteral("info"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("--weights"),
+    const CliRun r = runCli({QStringLiteral("info"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("--weights"),
                        fixture(QStringLiteral("mlp.partial.pt")), QStringLiteral("--allow-partial")});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY2(r.err.contains(QStringLiteral("warning: ")), qPrintable(r.err));
@@ -134,7 +116,7 @@ private Q_SLOTS:
   }
   void usageErrors() {
     QFETCH(QStringList, args);
-    QCOMPARE(cli(args).code, 2);
+    QCOMPARE(runCli(args).code, 2);
   }
 
   void checkpointSwapChangesOnlyTheWeights() {
@@ -142,10 +124,10 @@ private Q_SLOTS:
     QTemporaryDir tmp;
     const QString a = tmp.filePath(QStringLiteral("a")), b = tmp.filePath(QStringLiteral("b"));
     const QString model = fixture(QStringLiteral("mlp.pt"));
-    Run r =
-        cli({QStringLiteral("lower"), model, QStringLiteral("--input"), kMlpInput, QStringLiteral("-o"), a});
+    CliRun r =
+        runCli({QStringLiteral("lower"), model, QStringLiteral("--input"), kMlpInput, QStringLiteral("-o"), a});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = cli({QStringLiteral("lower"), model, QStringLiteral("--input"), kMlpInput,
+    r = runCli({QStringLiteral("lower"), model, QStringLiteral("--input"), kMlpInput,
              QStringLiteral("--weights"), fixture(QStringLiteral("mlp.seed1.state_dict.pt")),
              QStringLiteral("-o"), b});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -191,12 +173,12 @@ private Q_SLOTS:
     const QString plain = tmp.filePath(QStringLiteral("plain")),
                   swapped = tmp.filePath(QStringLiteral("swapped")),
                   expected = tmp.filePath(QStringLiteral("expected"));
-    Run r = cli({QStringLiteral("lower"), base, QStringLiteral("-o"), plain});
+    CliRun r = runCli({QStringLiteral("lower"), base, QStringLiteral("-o"), plain});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = cli(
+    r = runCli(
         {QStringLiteral("lower"), base, QStringLiteral("--weights"), weights, QStringLiteral("-o"), swapped});
     QVERIFY2(r.code == 0, qPrintable(r.err));
-    r = cli({QStringLiteral("lower"), reference, QStringLiteral("-o"), expected});
+    r = runCli({QStringLiteral("lower"), reference, QStringLiteral("-o"), expected});
     QVERIFY2(r.code == 0, qPrintable(r.err));
 
     const QByteArray mlir = readAll(plain + QStringLiteral("/graph.mlir"));

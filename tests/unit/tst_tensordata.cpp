@@ -46,6 +46,9 @@ private Q_SLOTS:
   void viewKeepsOwnerAlive();
   void mutableDataCopiesOnWrite();
   void owningSizeMismatchIsContained();
+  void deferredProducesOnceAndShares();
+  void deferredProduceIntoKeepsNothing();
+  void deferredMutableDataDetaches();
 };
 
 void TestTensorData::dtypeTable_data() {
@@ -221,6 +224,73 @@ void TestTensorData::owningSizeMismatchIsContained() {
 #else
   QSKIP("the size precondition is asserted in debug builds");
 #endif
+}
+
+namespace {
+
+// Fills element i with float(i) and counts its runs.
+class CountingProducer final : public TensorProducer {
+public:
+  void produce(uint8_t* dst) const override {
+    ++runs;
+    for (int i = 0; i < 4; ++i) {
+      const float v = static_cast<float>(i);
+      std::memcpy(dst + i * sizeof(float), &v, sizeof v);
+    }
+  }
+  mutable int runs = 0;
+};
+
+std::vector<float> floatsOf(const uint8_t* data, std::size_t count) {
+  std::vector<float> out(count);
+  std::memcpy(out.data(), data, count * sizeof(float));
+  return out;
+}
+
+} // namespace
+
+void TestTensorData::deferredProducesOnceAndShares() {
+  auto producer = std::make_shared<CountingProducer>();
+  const TensorData t = TensorData::deferred(DType::F32, {2, 2}, producer);
+  QVERIFY(t.isDeferred());
+  QVERIFY(!t.isView());
+  QCOMPARE(t.byteSize(), std::size_t(16));
+  QCOMPARE(producer->runs, 0); // nothing computed until asked
+  const TensorData copy = t;
+  QCOMPARE(floatsOf(t.data(), 4), (std::vector<float>{0, 1, 2, 3}));
+  QCOMPARE(floatsOf(copy.data(), 4), (std::vector<float>{0, 1, 2, 3}));
+  QCOMPARE(producer->runs, 1); // copies share the computed bytes
+  QCOMPARE(t.data(), copy.data());
+  QVERIFY(t == TensorData::owning(DType::F32, {2, 2}, bytesOf({0, 1, 2, 3})));
+}
+
+void TestTensorData::deferredProduceIntoKeepsNothing() {
+  auto producer = std::make_shared<CountingProducer>();
+  const TensorData t = TensorData::deferred(DType::F32, {4}, producer);
+  std::vector<uint8_t> a(16), b(16);
+  t.produceInto(a.data());
+  t.produceInto(b.data());
+  QCOMPARE(producer->runs, 2); // streamed twice, never cached
+  QCOMPARE(floatsOf(a.data(), 4), (std::vector<float>{0, 1, 2, 3}));
+  QCOMPARE(a, b);
+  (void)t.data();
+  QCOMPARE(producer->runs, 3);
+  t.produceInto(b.data()); // computed bytes are copied, not produced again
+  QCOMPARE(producer->runs, 3);
+  QCOMPARE(a, b);
+}
+
+void TestTensorData::deferredMutableDataDetaches() {
+  auto producer = std::make_shared<CountingProducer>();
+  const TensorData shared = TensorData::deferred(DType::F32, {4}, producer);
+  TensorData t = shared;
+  uint8_t* bytes = t.mutableData();
+  QVERIFY(bytes != nullptr);
+  QVERIFY(!t.isDeferred());
+  const float nine = 9.0f;
+  std::memcpy(bytes, &nine, sizeof nine);
+  QCOMPARE(floatsOf(t.data(), 4), (std::vector<float>{9, 1, 2, 3}));
+  QCOMPARE(floatsOf(shared.data(), 4), (std::vector<float>{0, 1, 2, 3})); // the original keeps its values
 }
 
 QTEST_APPLESS_MAIN(TestTensorData)

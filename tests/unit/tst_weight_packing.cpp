@@ -101,6 +101,7 @@ private Q_SLOTS:
 
   void convRelayoutByHand();
   void convRelayoutAnyDType();
+  void convRelayoutLargeUnalignedView();
   void convRelayoutErrors_data();
   void convRelayoutErrors();
   void convRelayoutConformance_data();
@@ -196,6 +197,30 @@ void TestWeightPacking::convRelayoutAnyDType() {
   QCOMPARE(out->shape(), (std::vector<int64_t>{3, 1, 2, 1, 2}));
   const std::vector<uint16_t> expected{0, 10, 100, 110, 1, 11, 101, 111, 2, 12, 102, 112};
   QCOMPARE(elements<uint16_t>(*out), expected);
+}
+
+void TestWeightPacking::convRelayoutLargeUnalignedView() {
+  // Channel counts that are not multiples of the transpose's 32×32 tiles, read from a view at an
+  // odd offset (safetensors may place a tensor anywhere): W[k, i, o] = k·10000 + i·100 + o,
+  // out[o, k, i] must equal the same formula (lowering.md §5.8).
+  const int64_t kx = 3, ky = 1, kz = 2, in = 37, out = 70, K = kx * ky * kz;
+  std::vector<uint8_t> storage(1 + K * in * out * sizeof(float));
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t i = 0; i < in; ++i)
+      for (int64_t o = 0; o < out; ++o) {
+        const float v = static_cast<float>(k * 10000 + i * 100 + o);
+        std::memcpy(storage.data() + 1 + ((k * in + i) * out + o) * sizeof(float), &v, sizeof v);
+      }
+  const TensorData view = TensorData::view(DType::F32, {K, in, out}, storage.data() + 1,
+                                           storage.size() - 1, nullptr);
+  Expected<TensorData> relaid = convWeightToLatticeLayout(view, kx, ky, kz, in, out);
+  QVERIFY(relaid.ok());
+  QCOMPARE(relaid->shape(), (std::vector<int64_t>{out, kx, ky, kz, in}));
+  const std::vector<float> got = elements<float>(*relaid);
+  for (int64_t o = 0; o < out; ++o)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = 0; i < in; ++i)
+        QCOMPARE(got[(o * K + k) * in + i], static_cast<float>(k * 10000 + i * 100 + o));
 }
 
 void TestWeightPacking::convRelayoutErrors_data() {
