@@ -74,7 +74,7 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const int64_t outChannels = pyInt(c.attr("out_channels"));
   op.resultStems = {c.safeName()};
   op.resultTypes = {sparseTensorType(dtype)};
-  const MlirValue out = must(b.emitOp(op)).front();
+  const MlirValue out = must(b.emitOp(std::move(op))).front();
   return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, outChannels, dtype);
 }
 
@@ -102,7 +102,7 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
   op.attributes = std::move(attrs);
   op.resultStems = {c.safeName()};
   op.resultTypes = {sparseTensorType(c.builder.inputDtype())};
-  const MlirValue out = must(c.builder.emitOp(op)).front();
+  const MlirValue out = must(c.builder.emitOp(std::move(op))).front();
   return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, input->channels(), c.builder.inputDtype());
 }
 

@@ -98,6 +98,17 @@ Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::st
 }
 
 Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
+  return addOpImpl(record, std::vector<std::string>(record.resultTypes));
+}
+
+Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(OpRecord&& record) {
+  std::vector<std::string> resultTypes = std::move(record.resultTypes);
+  return addOpImpl(record, std::move(resultTypes));
+}
+
+// `resultTypes` stands for record.resultTypes (moved out of it by the rvalue overload).
+Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& record,
+                                                             std::vector<std::string>&& resultTypes) {
   const SchemaOp* schema = dialectSchema().findOp(record.op);
   if (!schema) return makeError("unknown lattice op " + quoteName(record.op));
 
@@ -117,12 +128,12 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     return makeError(context() + ": " + std::to_string(record.resultStems.size()) + " result names for " +
                      std::to_string(schema->results.size()) + " results");
   }
-  if (record.resultTypes.size() != schema->results.size()) {
+  if (resultTypes.size() != schema->results.size()) {
     return makeError(context() + ": expected " + std::to_string(schema->results.size()) +
-                     " result types, got " + std::to_string(record.resultTypes.size()));
+                     " result types, got " + std::to_string(resultTypes.size()));
   }
   for (std::size_t i = 0; i < schema->results.size(); ++i) {
-    const std::string& type = record.resultTypes[i];
+    const std::string& type = resultTypes[i];
     if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
       return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
                        std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
@@ -190,14 +201,22 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
   if (!attrDict.empty()) attrDict += '}';
 
   // Everything is valid: name the results and render the line (sec. 6).
+  std::vector<MlirValue> results;
+  results.reserve(stems.size());
+  for (std::size_t i = 0; i < stems.size(); ++i) {
+    results.push_back({uniqueName(stems[i]), std::move(resultTypes[i])});
+    m_defined.insert(results.back().name);
+  }
   EmittedOp emitted;
   emitted.op = schema->name;
-  for (std::size_t i = 0; i < stems.size(); ++i) {
-    emitted.results.push_back({uniqueName(stems[i]), record.resultTypes[i]});
-    m_defined.insert(emitted.results.back().name);
-  }
   std::string& line = emitted.text;
-  appendJoinedNames(line, emitted.results);
+  std::size_t size = 32 + schema->name.size() + record.symbol.size() + attrDict.size();
+  for (const MlirValue& v : results)
+    size += v.name.size() + v.type.size() + 4;
+  for (const MlirValue& v : record.operands)
+    size += v.name.size() + v.type.size() + 4;
+  line.reserve(size);
+  appendJoinedNames(line, results);
   line += " = lattice.";
   line += schema->name;
   switch (schema->assembly) {
@@ -207,7 +226,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     line += ' ';
     line += attrDict;
     line += " : ";
-    line += emitted.results[0].type;
+    line += results[0].type;
     break;
   case SchemaAssembly::Decompose:
     line += ' ';
@@ -215,7 +234,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     line += " : ";
     appendJoinedTypes(line, record.operands);
     line += " -> (";
-    appendJoinedTypes(line, emitted.results);
+    appendJoinedTypes(line, results);
     line += ')';
     break;
   case SchemaAssembly::Functional:
@@ -227,10 +246,9 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     line += " : (";
     appendJoinedTypes(line, record.operands);
     line += ") -> ";
-    line += emitted.results[0].type;
+    line += results[0].type;
     break;
   }
-  std::vector<MlirValue> results = emitted.results;
   m_ops.push_back(std::move(emitted));
   return results;
 }

@@ -63,9 +63,8 @@ struct OpRecord {
 
 /// An op as emitted.
 struct EmittedOp {
-  std::string op;                 ///< schema op name
-  std::vector<MlirValue> results; ///< uniqued result names and types
-  std::string text;               ///< the body line without its 4-space indent and newline
+  std::string op;   ///< schema op name
+  std::string text; ///< the body line without its 4-space indent and newline
 };
 
 /// A function argument as emitted.
@@ -86,6 +85,8 @@ public:
   /// the results (its index is opCount() - 1). Errors name the op and its first result stem; on
   /// error nothing is emitted and no name counter advances.
   Expected<std::vector<MlirValue>> addOp(const OpRecord& record);
+  /// addOp that takes the record's result types instead of copying them.
+  Expected<std::vector<MlirValue>> addOp(OpRecord&& record);
 
   /// Sets (or replaces) the returned values. `names` default to the values' SSA names and `roles`
   /// to `sparse_tensor` for `!lattice.sparse_tensor` values and `tensor` otherwise (sec. 3.2).
@@ -129,6 +130,8 @@ public:
   std::size_t returnLine() const;
 
 private:
+  Expected<std::vector<MlirValue>> addOpImpl(const OpRecord& record,
+                                             std::vector<std::string>&& resultTypes);
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
 

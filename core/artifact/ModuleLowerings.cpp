@@ -241,7 +241,7 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
     op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
   op.resultStems = {c.safeName()};
   op.resultTypes = {featureTensorType(outFeatures, dtype)};
-  const MlirValue out = must(c.builder.emitOp(op)).front();
+  const MlirValue out = must(c.builder.emitOp(std::move(op))).front();
   return TorchLatticeArtifactBuilder::makeValue(out, ArtifactValue::Kind::Dense, outFeatures, dtype);
 }
 
@@ -378,7 +378,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
     op.resultStems = {safeValueName(name)};
     op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
-    const MlirValue out = lowering::must(emitOp(op)).front();
+    const MlirValue out = lowering::must(emitOp(std::move(op))).front();
     return makeValue(out, ArtifactValue::Kind::Dense, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

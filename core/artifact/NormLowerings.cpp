@@ -38,7 +38,7 @@ ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& sa
   op.attributes = std::move(attrs);
   op.resultStems = {safeName + "_features"};
   op.resultTypes = {featureTensorType(channels, dtype)};
-  const MlirValue out = must(b.emitOp(op)).front();
+  const MlirValue out = must(b.emitOp(std::move(op))).front();
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
 
@@ -57,7 +57,7 @@ FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string
   op.resultStems = {"", safeName + "_features_in", safeName + "_active"};
   op.resultTypes = {std::string(kCoordsTensorType), featureTensorType(input->channels(), b.inputDtype()),
                     std::string(kActiveTensorType)};
-  const std::vector<MlirValue> results = must(b.emitOp(op));
+  const std::vector<MlirValue> results = must(b.emitOp(std::move(op)));
   return {results[1], input};
 }
 
@@ -70,7 +70,7 @@ ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::strin
   op.operands = {{in.sparse->name(), in.sparse->type()}, featuresOut};
   op.resultStems = {safeName};
   op.resultTypes = {sparseTensorType(dtype)};
-  const MlirValue out = must(b.emitOp(op)).front();
+  const MlirValue out = must(b.emitOp(std::move(op))).front();
   return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, channels, dtype);
 }
 
@@ -188,7 +188,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
                      {"threshold", params.threshold}};
     op.resultStems = {s + "_features"};
     op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
-    const MlirValue out = lowering::must(emitOp(op)).front();
+    const MlirValue out = lowering::must(emitOp(std::move(op))).front();
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

@@ -69,14 +69,15 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& 
   return v;
 }
 
-Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(const OpRecord& record) {
-  Expected<std::vector<MlirValue>> results = m_writer.addOp(record);
+Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& record) {
+  std::string opName = record.op;
+  Expected<std::vector<MlirValue>> results = m_writer.addOp(std::move(record));
   if (!results) return results;
   OpProvenance p;
   p.kind = OpProvenance::Kind::Op;
   p.index = m_writer.opCount() - 1;
   p.owner = m_owner;
-  p.op = record.op;
+  p.op = std::move(opName);
   for (const MlirValue& r : *results)
     p.results.push_back(r.name);
   m_provenance.push_back(std::move(p));
@@ -104,7 +105,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
                      {"coord_order", std::string("batch_x_y_z")}};
   make.resultStems = {m_options.inputName};
   make.resultTypes = {sparseTensorType(dtype)};
-  Expected<std::vector<MlirValue>> results = emitOp(make);
+  Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(results->front(), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
 }
@@ -129,7 +130,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
                      {"coord_order", std::string("batch_x_y_z")}};
   make.resultStems = {s};
   make.resultTypes = {sparseTensorType(d)};
-  Expected<std::vector<MlirValue>> results = emitOp(make);
+  Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, d);
 }
@@ -189,9 +190,15 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
                                                                 const TensorData& tensor,
                                                                 const std::string& family,
                                                                 const std::string& layout) {
-  const std::string key = weightStorageKey(moduleName, parameter);
-  if (m_weightIndex.count(key) || m_weightIndex.count(key + ".weight"))
-    return makeError("duplicate exported weight key: " + key);
+  std::string key = weightStorageKey(moduleName, parameter);
+  if (m_weightIndex.count(key)) return makeError("duplicate exported weight key: " + key);
+  {
+    const std::size_t plain = key.size();
+    key += ".weight"; // a quantized weight stored under this key owns it too
+    const bool quantizedTwin = m_weightIndex.count(key) != 0;
+    key.resize(plain);
+    if (quantizedTwin) return makeError("duplicate exported weight key: " + key);
+  }
   Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
   if (!dtype) return dtype.error();
 
@@ -209,29 +216,31 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     stored.push_back({key, tensor});
   }
 
-  const std::string symbol = safeValueName(key);
   OpRecord op;
   op.op = "weight";
-  op.symbol = symbol;
-  op.attributes = {{"storage_key", key}, {"layout", layout}, {"packing", packing}};
-  op.resultStems = {symbol};
-  op.resultTypes = {weightType(family, *dtype)};
-  Expected<std::vector<MlirValue>> results = emitOp(op);
+  op.symbol = safeValueName(key);
+  op.attributes.reserve(3);
+  op.attributes.push_back({"storage_key", key});
+  op.attributes.push_back({"layout", layout});
+  op.attributes.push_back({"packing", packing});
+  op.resultStems.push_back(op.symbol);
+  op.resultTypes.push_back(weightType(family, *dtype));
+  Expected<std::vector<MlirValue>> results = emitOp(std::move(op));
   if (!results) return results.error();
 
   OpProvenance& record = m_provenance.back();
+  const std::size_t provenance = m_provenance.size() - 1;
   for (NamedTensor& t : stored) {
     record.weightKeys.push_back(t.key);
-    m_weightProvenance[t.key] = m_provenance.size() - 1;
-    m_weightIndex[t.key] = m_weights.size();
+    m_weightIndex.emplace(t.key, WeightSlot{m_weights.size(), provenance});
     m_weights.push_back(std::move(t));
   }
-  return results->front();
+  return std::move(results->front());
 }
 
 const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {
   auto it = m_weightIndex.find(key);
-  return it == m_weightIndex.end() ? nullptr : &m_weights[it->second].tensor;
+  return it == m_weightIndex.end() ? nullptr : &m_weights[it->second.weight].tensor;
 }
 
 Status TorchLatticeArtifactBuilder::output(std::vector<ArtifactValuePtr> values,
@@ -287,8 +296,8 @@ std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const
 }
 
 const std::string* TorchLatticeArtifactBuilder::weightOwner(const std::string& key) const {
-  auto it = m_weightProvenance.find(key);
-  return it == m_weightProvenance.end() ? nullptr : &m_provenance[it->second].owner;
+  auto it = m_weightIndex.find(key);
+  return it == m_weightIndex.end() ? nullptr : &m_provenance[it->second.provenance].owner;
 }
 
 std::size_t TorchLatticeArtifactBuilder::lineOf(const OpProvenance& record) const {

@@ -226,7 +226,7 @@ public:
                                      const TensorData& tensor, const std::string& family,
                                      const std::string& layout);
   /// Emits one op through the writer and records its provenance under the current node.
-  Expected<std::vector<MlirValue>> emitOp(const OpRecord& record);
+  Expected<std::vector<MlirValue>> emitOp(OpRecord&& record);
   /// Wraps an emitted single-result op as an ArtifactValue.
   static ArtifactValuePtr makeValue(const MlirValue& v, ArtifactValue::Kind kind,
                                     std::optional<int64_t> channels, std::string dtype);
@@ -278,12 +278,15 @@ private:
   std::array<int64_t, 3> m_inputStride{1, 1, 1};
   MlirModuleWriter m_writer;
   std::vector<NamedTensor> m_weights;
-  std::unordered_map<std::string, std::size_t> m_weightIndex; // key -> position in m_weights
+  struct WeightSlot {
+    std::size_t weight;     // position in m_weights
+    std::size_t provenance; // the weight op's m_provenance index
+  };
+  std::unordered_map<std::string, WeightSlot> m_weightIndex; // stored key -> slot
   ArtifactValuePtr m_current;
   bool m_finalized = false;
   std::string m_owner;
   std::vector<OpProvenance> m_provenance;
-  std::unordered_map<std::string, std::size_t> m_weightProvenance; // key -> m_provenance index
 };
 
 } // namespace lattice
