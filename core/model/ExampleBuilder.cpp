@@ -2,9 +2,10 @@
 // as the exporter records them (lowering.md §7, §8.1; attribute names and encodings as in the
 // conformance archives). Weights follow §7.1's init: uniform in [-s, s] with
 // s = 1/sqrt(fan · kernel_volume); BatchNorm starts as torch does (weight 1, bias 0, running
-// mean 0, running var 1, num_batches_tracked 0). Uniform draws are made from the raw 64-bit
+// mean 0, running var 1, num_batches_tracked 0). Uniform draws are made from raw 64-bit
 // generator output (not std::uniform_real_distribution, whose algorithm varies by library), so
-// a seed gives the same bytes everywhere.
+// a seed gives the same bytes everywhere: the model's std::mt19937_64 seeds one splitmix64
+// stream per tensor, and the tensor is filled on first use (a deferred TensorData).
 #include "model/ExampleBuilder.h"
 
 #include <cassert>
@@ -81,15 +82,49 @@ std::string ExampleBuilder::add(const std::string& parent, const std::string& lo
   return path;
 }
 
-TensorData ExampleBuilder::uniform(std::vector<int64_t> shape, double bound) {
-  const int64_t n = shapeNumel(shape);
-  std::vector<uint8_t> bytes(static_cast<std::size_t>(n) * sizeof(float));
-  for (int64_t i = 0; i < n; ++i) {
-    const double u = static_cast<double>(m_rng() >> 11) * 0x1.0p-53; // [0, 1)
-    const float v = static_cast<float>((2.0 * u - 1.0) * bound);
-    std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
+namespace {
+
+// splitmix64 (Steele, Lea, Flood 2014): a counter-based generator, so element i of a tensor is
+// a pure function of (tensor seed, i) and a tensor can be filled on demand, in any order.
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Uniform [-bound, bound] float32 values computed when the tensor's bytes are first needed:
+// building example:chain:10000 (279 MB of weights) costs no weight bytes until something reads
+// or exports them.
+class UniformProducer final : public TensorProducer {
+public:
+  UniformProducer(uint64_t seed, double bound, int64_t count)
+      : m_seed(seed), m_bound(bound), m_count(count) {}
+
+  void produce(uint8_t* dst) const override {
+    for (int64_t i = 0; i < m_count; ++i) {
+      const uint64_t bits = splitmix64(m_seed + static_cast<uint64_t>(i) * 0x9e3779b97f4a7c15ull);
+      const double u = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
+      const float v = static_cast<float>((2.0 * u - 1.0) * m_bound);
+      std::memcpy(dst + i * sizeof(float), &v, sizeof v);
+    }
   }
-  return TensorData::owning(DType::F32, std::move(shape), std::move(bytes));
+
+private:
+  uint64_t m_seed;
+  double m_bound;
+  int64_t m_count;
+};
+
+} // namespace
+
+TensorData ExampleBuilder::uniform(std::vector<int64_t> shape, double bound) {
+  // One draw of the model's generator per tensor (in the order modules are added) seeds the
+  // tensor's own stream, so a model seed still fixes every value.
+  const uint64_t tensorSeed = m_rng();
+  const int64_t n = shapeNumel(shape);
+  return TensorData::deferred(DType::F32, std::move(shape),
+                              std::make_shared<UniformProducer>(tensorSeed, bound, n));
 }
 
 void ExampleBuilder::addParameter(ModuleInfo& module, const std::string& name, TensorData tensor) {

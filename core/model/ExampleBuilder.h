@@ -21,8 +21,8 @@ enum class ConvKind { Conv, Subm, Transpose };
 
 class ExampleBuilder {
 public:
-  /// Weights come from one std::mt19937_64 seeded with `seed`, drawn in the order modules are
-  /// added, so a seed fixes every value.
+  /// Weights come from one std::mt19937_64 seeded with `seed`, one draw per tensor in the order
+  /// modules are added (each tensor then fills itself on first use), so a seed fixes every value.
   explicit ExampleBuilder(uint64_t seed);
 
   Model& model() { return m_model; }
@@ -62,7 +62,7 @@ public:
   std::string resBlock(const std::string& parent, const std::string& local, int64_t in, int64_t out,
                        Triple kernel, Triple stride = triple(1));
 
-  /// A float32 tensor uniform in [-bound, bound].
+  /// A float32 tensor uniform in [-bound, bound], computed when first read (deferred).
   TensorData uniform(std::vector<int64_t> shape, double bound);
 
 private:
