@@ -11,6 +11,11 @@
 
 namespace lattice::fx {
 
+/// `Node::meta` key the tracer sets on every `call_function` / `call_method` node it inlines:
+/// the path of the module whose forward made the call ("" for the root), like the innermost
+/// entry of torch.fx's `nn_module_stack`. The studio groups inlined operations by it.
+inline constexpr const char* kModulePathMeta = "module_path";
+
 class Graph;
 
 enum class Op : unsigned char { Placeholder, GetAttr, CallFunction, CallModule, CallMethod, Output };

@@ -167,15 +167,21 @@ GraphGrouping GraphGrouping::build(const fx::Graph& graph, const GroupingOptions
   index.reserve(graph.size());
   out.m_nodes.reserve(graph.size());
   out.m_nodeIndex.reserve(graph.size());
+  std::vector<const std::string*> recordedPath; // kModulePathMeta of inlined operations
+  recordedPath.reserve(graph.size());
   for (const fx::Node& n : graph.nodes()) {
+    const auto meta = n.meta.find(fx::kModulePathMeta);
+    recordedPath.push_back(meta == n.meta.end() ? nullptr : &meta->second);
     index.emplace(&n, static_cast<int>(out.m_nodes.size()));
     out.m_nodes.push_back({n.name(), n.op(), n.target(), -1});
     out.m_nodeIndex.emplace(n.name(), static_cast<int>(out.m_nodes.size()) - 1);
     if (n.op() == fx::Op::CallModule) leafTargets.insert(n.target());
   }
 
-  // Pass 1: nodes whose op names their module (the anchors), and the root's own nodes.
-  for (GroupedNode& n : out.m_nodes) {
+  // Pass 1: nodes whose op names their module (the anchors), the root's own nodes, and inlined
+  // operations whose module the tracer recorded.
+  for (std::size_t i = 0; i < out.m_nodes.size(); ++i) {
+    GroupedNode& n = out.m_nodes[i];
     switch (n.op) {
     case fx::Op::CallModule:
       n.group = b.ensureGroup(parentPath(n.target));
@@ -192,6 +198,7 @@ GraphGrouping GraphGrouping::build(const fx::Graph& graph, const GroupingOptions
       break;
     case fx::Op::CallFunction:
     case fx::Op::CallMethod:
+      if (recordedPath[i]) n.group = b.ensureGroup(*recordedPath[i]);
       break;
     }
   }

@@ -10,8 +10,9 @@
 ///  - `get_attr` node: the module that owns the attribute (`stem.0.weight` → `stem.0`); when
 ///    that module is itself a traced leaf (a `call_module` target), its parent instead.
 ///  - `placeholder` and `output`: the root group.
-///  - `call_function` / `call_method` (the trace keeps no module path for inlined operations, so
-///    it is inferred from the neighbours, in graph order):
+///  - `call_function` / `call_method`: the module recorded by the tracer in the node's
+///    `fx::kModulePathMeta` meta entry (the forward that made the call). Graphs without it (read
+///    from a file, built by hand) have it inferred from the neighbours, in graph order:
 ///    1. with `get_attr` producers: the deepest group holding all of them (the module reading
 ///       `self.weight` runs the op);
 ///    2. else with one producer: that producer's innermost group (a call_module producer's

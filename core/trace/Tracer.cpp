@@ -219,10 +219,13 @@ public:
         emitCallFunction(frame, node);
         break;
       case fx::Op::CallMethod:
-        frame.env[&node] = fx::Value::node(m_out->createNode(fx::Op::CallMethod, node.target(),
-                                                             remapList(frame, node, node.args()),
-                                                             remapKwargs(frame, node, node.kwargs())));
+      {
+        fx::Node* call = m_out->createNode(fx::Op::CallMethod, node.target(), remapList(frame, node, node.args()),
+                                           remapKwargs(frame, node, node.kwargs()));
+        call->meta[fx::kModulePathMeta] = frame.module->path;
+        frame.env[&node] = fx::Value::node(call);
         break;
+      }
       case fx::Op::CallModule:
         callModule(frame, node);
         break; // may push a frame
@@ -264,8 +267,9 @@ private:
         return;
       }
     }
-    frame.env[&node] = fx::Value::node(
-        m_out->createNode(fx::Op::CallFunction, node.target(), std::move(args), std::move(kwargs)));
+    fx::Node* call = m_out->createNode(fx::Op::CallFunction, node.target(), std::move(args), std::move(kwargs));
+    call->meta[fx::kModulePathMeta] = frame.module->path;
+    frame.env[&node] = fx::Value::node(call);
   }
 
   /// Python indexing of a literal container; nullopt when the receiver is not one (a node).
