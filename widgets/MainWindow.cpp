@@ -1,12 +1,16 @@
-// MainWindow: actions and menus (File / View / Debug as issue #4 item 1 lists them), the status
-// bar, settings persistence, drag and drop, and the hook for dock panels. The File actions'
-// bodies (open, export, image) are in MainWindowFile.cpp. Panels themselves live in
-// widgets/panels and are added by the application through addPanel().
+// MainWindow: actions and menus (File / View / Tools / Debug as issues #4 and #5 list them), the
+// status bar, settings persistence, drag and drop, and the hook for dock panels. The File
+// actions' bodies (open, export, image) are in MainWindowFile.cpp; artifact and compare tabs and
+// Load Weights… in MainWindowArtifacts.cpp. Panels themselves live in widgets/panels and are
+// added by the application through addPanel().
 
 #include "MainWindow.h"
 
 #include "StudioIcons.h"
 #include "StudioSession.h"
+#include "artifact/ArtifactGraphView.h"
+#include "artifact/ArtifactView.h"
+#include "artifact/CompareView.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "model/Examples.h"
@@ -23,6 +27,8 @@
 #include <QPointer>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -38,8 +44,11 @@ QSettings settings() {
   return QSettings();
 }
 
+/// An artifact directory (with graph.mlir) or a lone .mlir file.
 bool isArtifactDirectory(const QString& path) {
-  return QFileInfo(path).isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("graph.mlir")));
+  const QFileInfo info(path);
+  if (info.isFile()) return info.suffix() == QLatin1String("mlir");
+  return info.isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("graph.mlir")));
 }
 
 } // namespace
@@ -53,8 +62,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   m_session = new StudioSession(this);
-  m_graph = new GraphWidget(m_session, this);
-  setCentralWidget(m_graph);
+  m_tabs = new QTabWidget(this);
+  m_tabs->setObjectName(QStringLiteral("centralTabs"));
+  m_tabs->setDocumentMode(true);
+  m_tabs->setTabsClosable(true);
+  m_tabs->setMovable(true);
+  m_tabs->setTabBarAutoHide(true); // just the model graph: no tab bar, as before artifacts open
+  m_graph = new GraphWidget(m_session, m_tabs);
+  m_tabs->addTab(m_graph, tr("Model"));
+  m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the model tab stays
+  m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
+  connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+  setCentralWidget(m_tabs);
   createActions();
   createMenus();
   createToolBar();
@@ -83,8 +102,14 @@ void MainWindow::createActions() {
   // File
   connect(makeAction(QStringLiteral("file.open"), tr("&Open Model…"), QKeySequence::Open),
           &QAction::triggered, this, &MainWindow::onOpenModel);
-  connect(makeAction(QStringLiteral("file.openArtifact"), tr("Open &Artifact…")), &QAction::triggered, this,
-          &MainWindow::onOpenArtifact);
+  connect(makeAction(QStringLiteral("file.openArtifact"), tr("Open &Artifact…"),
+                     QKeySequence(tr("Ctrl+Shift+O"))),
+          &QAction::triggered, this, &MainWindow::onOpenArtifact);
+  connect(
+      makeAction(QStringLiteral("file.loadWeights"), tr("Load &Weights…"), QKeySequence(tr("Ctrl+Shift+L"))),
+      &QAction::triggered, this, &MainWindow::onLoadWeights);
+  connect(makeAction(QStringLiteral("file.closeTab"), tr("&Close Tab"), QKeySequence::Close),
+          &QAction::triggered, this, [this] { closeTab(m_tabs->currentIndex()); });
   connect(makeAction(QStringLiteral("file.export"), tr("&Export Artifact…"), QKeySequence(tr("Ctrl+E"))),
           &QAction::triggered, this, &MainWindow::onExportArtifact);
   connect(makeAction(QStringLiteral("file.exportImage"), tr("Export Graph &Image…")), &QAction::triggered,
@@ -93,14 +118,14 @@ void MainWindow::createActions() {
   quit->setMenuRole(QAction::QuitRole);
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
-  // View
+  // View: zoom and fit act on the current tab's graph.
   GraphView* view = m_graph->view();
   connect(makeAction(QStringLiteral("view.zoomIn"), tr("Zoom &In"), QKeySequence::ZoomIn),
-          &QAction::triggered, view, &GraphView::zoomIn);
+          &QAction::triggered, this, [this] { currentGraphView()->zoomIn(); });
   connect(makeAction(QStringLiteral("view.zoomOut"), tr("Zoom &Out"), QKeySequence::ZoomOut),
-          &QAction::triggered, view, &GraphView::zoomOut);
+          &QAction::triggered, this, [this] { currentGraphView()->zoomOut(); });
   connect(makeAction(QStringLiteral("view.fit"), tr("&Fit to Window"), QKeySequence(tr("Ctrl+0"))),
-          &QAction::triggered, view, &GraphView::fitToView);
+          &QAction::triggered, this, [this] { currentGraphView()->fitToView(); });
   connect(makeAction(QStringLiteral("view.find"), tr("&Find Node…"), QKeySequence::Find), &QAction::triggered,
           m_graph, &GraphWidget::showSearch);
   QAction* minimap = makeAction(QStringLiteral("view.minimap"), tr("&Minimap"));
@@ -121,6 +146,14 @@ void MainWindow::createActions() {
   }
   hierarchical->setChecked(true);
   connect(hierarchical, &QAction::toggled, m_graph, &GraphWidget::setHierarchical);
+
+  // Tools (issue #5)
+  connect(makeAction(QStringLiteral("tools.compare"), tr("&Compare Artifacts…"),
+                     QKeySequence(tr("Ctrl+Shift+D"))),
+          &QAction::triggered, this, &MainWindow::onCompareArtifacts);
+  connect(makeAction(QStringLiteral("tools.compareLast"), tr("Compare with &Last Export"),
+                     QKeySequence(tr("Ctrl+Alt+D"))),
+          &QAction::triggered, this, [this] { compareWithLastExport(); });
 
   // Debug
   connect(makeAction(QStringLiteral("debug.start"), tr("&Start / Restart"), QKeySequence(Qt::Key_F5)),
@@ -154,9 +187,12 @@ void MainWindow::createMenus() {
   file->addAction(action(QStringLiteral("file.openArtifact")));
   m_recentMenu = file->addMenu(tr("&Recent Files"));
   file->addSeparator();
+  file->addAction(action(QStringLiteral("file.loadWeights")));
+  file->addSeparator();
   file->addAction(action(QStringLiteral("file.export")));
   file->addAction(action(QStringLiteral("file.exportImage")));
   file->addSeparator();
+  file->addAction(action(QStringLiteral("file.closeTab")));
   file->addAction(action(QStringLiteral("file.quit")));
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -172,6 +208,10 @@ void MainWindow::createMenus() {
   view->addAction(action(QStringLiteral("view.minimap")));
   view->addAction(action(QStringLiteral("view.legend")));
   m_panelsMenu = view->addMenu(tr("&Panels"));
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(action(QStringLiteral("tools.compare")));
+  tools->addAction(action(QStringLiteral("tools.compareLast")));
 
   QMenu* debug = menuBar()->addMenu(tr("&Debug"));
   debug->addAction(action(QStringLiteral("debug.start")));
@@ -251,7 +291,17 @@ void MainWindow::connectSession() {
   connect(s, &StudioSession::modelLoaded, this, [this] {
     statusBar()->clearMessage();
     addRecent(m_session->modelReference());
-    setWindowTitle(tr("%1 — Lattice Studio").arg(m_session->modelReference()));
+    updateTitle();
+  });
+  connect(s, &StudioSession::weightsLoaded, this, [this] {
+    updateTitle();
+    updateStatus();
+  });
+  connect(s, &StudioSession::artifactExported, this, [this](const QString& directory) {
+    m_rememberedExport = directory;
+    QSettings st = settings();
+    st.setValue(QStringLiteral("paths/lastExport"), directory);
+    updateActions();
   });
   connect(s, &StudioSession::modelLoadFailed, this, [this](const QString& message) {
     statusBar()->showMessage(tr("Open failed: %1").arg(message));
@@ -287,6 +337,8 @@ void MainWindow::updateActions() {
   const bool paused = state == StudioSession::InterpreterState::Paused;
   const bool canRun = hasModel && (state == StudioSession::InterpreterState::NotStarted || paused);
   action(QStringLiteral("file.export"))->setEnabled(hasModel);
+  action(QStringLiteral("file.loadWeights"))->setEnabled(hasModel);
+  action(QStringLiteral("tools.compareLast"))->setEnabled(!lastExportComparison().second.isEmpty());
   action(QStringLiteral("file.exportImage"))->setEnabled(hasGraph);
   action(QStringLiteral("debug.start"))->setEnabled(hasModel);
   action(QStringLiteral("debug.step"))->setEnabled(canRun);
@@ -300,6 +352,8 @@ void MainWindow::updateStatus() {
   const fx::Graph* g = m_session->graph();
   QString model = m_session->modelReference();
   if (g) model += tr("  ·  %1 nodes").arg(g->size());
+  if (!m_session->weightsSource().isEmpty())
+    model += tr("  ·  weights: %1").arg(QFileInfo(m_session->weightsSource()).fileName());
   if (!m_session->breakpoints().isEmpty())
     model += tr("  ·  %1 breakpoints").arg(m_session->breakpoints().size());
   m_modelLabel->setText(model);
@@ -371,6 +425,10 @@ void MainWindow::readSettings() {
   if (s.value(QStringLiteral("window/geometry")).isNull()) resize(1500, 950);
   m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
   m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
+  m_weightsDirectory = s.value(QStringLiteral("paths/weightsDirectory"), m_lastDirectory).toString();
+  m_rememberedExport = s.value(QStringLiteral("paths/lastExport")).toString();
+  m_compareA = s.value(QStringLiteral("paths/compareA")).toString();
+  m_compareB = s.value(QStringLiteral("paths/compareB")).toString();
   action(QStringLiteral("view.minimap"))
       ->setChecked(s.value(QStringLiteral("options/minimap"), true).toBool());
   action(QStringLiteral("view.legend"))->setChecked(s.value(QStringLiteral("options/legend"), true).toBool());
@@ -386,6 +444,9 @@ void MainWindow::writeSettings() const {
   s.setValue(QStringLiteral("window/state"), saveState());
   s.setValue(QStringLiteral("recentFiles"), m_recent);
   s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
+  s.setValue(QStringLiteral("paths/weightsDirectory"), m_weightsDirectory);
+  s.setValue(QStringLiteral("paths/compareA"), m_compareA);
+  s.setValue(QStringLiteral("paths/compareB"), m_compareB);
   s.setValue(QStringLiteral("options/minimap"), action(QStringLiteral("view.minimap"))->isChecked());
   s.setValue(QStringLiteral("options/legend"), action(QStringLiteral("view.legend"))->isChecked());
   s.setValue(QStringLiteral("options/hierarchical"),
@@ -440,9 +501,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QList<QUrl> urls = event->mimeData()->urls();
   if (urls.isEmpty()) return;
   QString path = urls.front().toLocalFile();
-  // A file dropped from inside an archive or artifact stands for its directory.
+  // A file dropped from inside an archive or artifact stands for its directory; a lone .mlir
+  // is an artifact of its own.
   QFileInfo info(path);
-  if (info.isFile()) path = info.absolutePath();
+  const bool loneMlir = info.isFile() && info.suffix() == QLatin1String("mlir") &&
+                        !isArtifactDirectory(info.absolutePath());
+  if (info.isFile() && !loneMlir) path = info.absolutePath();
   event->acceptProposedAction();
   if (isArtifactDirectory(path))
     openArtifact(path);

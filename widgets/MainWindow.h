@@ -1,8 +1,10 @@
 #pragma once
-/// \file MainWindow: the studio's shell (issue #4 item 1). The graph view is the central
-/// widget; panels are dock widgets added through addPanel(), each with a toggle in the View
-/// menu. Menus File / View / Debug drive the StudioSession; window layout, recent files and
-/// options persist in QSettings; dropping a model or an artifact on the window opens it.
+/// \file MainWindow: the studio's shell (issue #4 item 1). The central widget is a tab bar
+/// (hidden while only the model graph shows): the model's graph view first, then one tab per
+/// opened artifact (ArtifactView) and per comparison (CompareView, issue #5). Panels are dock
+/// widgets added through addPanel(), each with a toggle in the View menu. Menus File / View /
+/// Tools / Debug drive the StudioSession; window layout, recent files and options persist in
+/// QSettings; dropping a model or an artifact on the window opens it.
 
 #include <QDockWidget>
 #include <QMainWindow>
@@ -10,14 +12,24 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
+#include <utility>
 
 class QAction;
 class QActionGroup;
 class QLabel;
 class QMenu;
+class QTabWidget;
+
+namespace lattice {
+struct Checkpoint;
+}
 
 namespace lattice::studio {
 
+class ArtifactView;
+class CompareView;
+class GraphView;
 class GraphWidget;
 class StudioSession;
 
@@ -41,7 +53,7 @@ public:
   /// Replaces the built-in File ▸ Export Artifact… (a directory chooser and a plain export) by
   /// the export dialog's handler.
   void setExportHandler(std::function<void()> handler) { m_exportHandler = std::move(handler); }
-  /// Replaces the built-in File ▸ Open Artifact… viewer (graph.mlir in a read-only dock).
+  /// Replaces the built-in File ▸ Open Artifact… viewer (an ArtifactView tab).
   void setArtifactOpener(std::function<void(const QString& directory)> opener) {
     m_artifactOpener = std::move(opener);
   }
@@ -51,11 +63,39 @@ public:
   /// Recently opened references, newest first.
   QStringList recentFiles() const { return m_recent; }
 
+  /// The central tabs: the model graph (index 0, never closed), then artifact and compare views.
+  QTabWidget* tabs() const { return m_tabs; }
+  /// The artifact tab showing `path` (compared as absolute paths); nullptr when none.
+  ArtifactView* artifactView(const QString& path) const;
+  /// Every artifact / compare tab, in tab order.
+  QList<ArtifactView*> artifactViews() const;
+  QList<CompareView*> compareViews() const;
+  /// The graph view of the current tab (the model's, an artifact's, or side A of a comparison).
+  GraphView* currentGraphView() const;
+
+  /// Opens a compare tab of `a` (before) against `b` (after) and starts the diff.
+  CompareView* compareArtifacts(const QString& a, const QString& b);
+  /// Tools ▸ Compare with Last Export: B is the session's last export (or the one remembered
+  /// from the previous run); A is the artifact of the current tab when it is another one, else
+  /// the export before the last, else another open artifact tab, else the user picks a
+  /// directory. nullptr when there is no last export or the user cancelled.
+  CompareView* compareWithLastExport();
+  /// What compareWithLastExport would compare without asking: {A, B}; A empty when it would
+  /// ask, both empty without a last export.
+  std::pair<QString, QString> lastExportComparison() const;
+
 public Q_SLOTS:
   /// Opens a model reference (path or example:NAME) and records it in Recent Files.
   void openModel(const QString& reference);
-  /// Opens an artifact directory (graph.mlir + weights.safetensors).
+  /// Opens an artifact directory (graph.mlir + weights.safetensors) or a lone .mlir in an
+  /// artifact tab (an existing tab of the same path is reloaded and shown).
   void openArtifact(const QString& directory);
+  /// File ▸ Load Weights… for `path`: reads the checkpoint on a worker, shows the report, asks
+  /// whether to apply a checkpoint with missing, unexpected or mismatched keys partially, and
+  /// applies it to the session's model. Errors are message boxes naming the file.
+  void loadWeights(const QString& path);
+  /// Closes tab `index` (the model tab stays).
+  void closeTab(int index);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -84,9 +124,14 @@ private:
   void onOpenArtifact();
   void onExportArtifact();
   void onExportImage();
+  void onLoadWeights();
+  void onCompareArtifacts();
+  void applyCheckpointInteractively(const QString& path, const std::shared_ptr<Checkpoint>& checkpoint);
+  void updateTitle();
 
   StudioSession* m_session = nullptr;
   GraphWidget* m_graph = nullptr;
+  QTabWidget* m_tabs = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_panelsMenu = nullptr;
   QActionGroup* m_layoutModeGroup = nullptr;
@@ -98,6 +143,10 @@ private:
   /// Panels added without a saved place: sized for their area once the window is shown.
   QList<std::pair<QPointer<QDockWidget>, Qt::DockWidgetArea>> m_defaultDockAreas;
   QString m_lastDirectory;
+  QString m_weightsDirectory; ///< where Load Weights… last looked
+  QString m_rememberedExport; ///< last export of a previous run (settings)
+  QString m_compareA;         ///< Compare Artifacts… fields, persisted
+  QString m_compareB;
   QHash<QString, QAction*> m_actions;
   std::function<void()> m_exportHandler;
   std::function<void(const QString&)> m_artifactOpener;

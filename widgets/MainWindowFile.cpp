@@ -1,8 +1,7 @@
-// MainWindow's File menu bodies: open a model, an example or an artifact; the built-in export
-// (a directory chooser and saveLatticeModelArtifact on a worker thread with progress and
-// cancel, used until the export dialog replaces it through setExportHandler); and the graph
-// image export. The artifact "viewer" here is deliberately minimal (graph.mlir as text): the
-// artifact reader and diff views belong to issue #5.
+// MainWindow's File menu bodies: open a model or an example; the built-in export (a directory
+// chooser and saveLatticeModelArtifact on a worker thread with progress and cancel, used until
+// the export dialog replaces it through setExportHandler); and the graph image export. Artifact
+// tabs, comparisons and Load Weights… are in MainWindowArtifacts.cpp.
 
 #include "MainWindow.h"
 
@@ -10,14 +9,11 @@
 #include "graph/GraphWidget.h"
 
 #include <QDir>
-#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QInputDialog>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QStatusBar>
@@ -58,39 +54,6 @@ void MainWindow::onOpenArtifact() {
   const QString dir =
       QFileDialog::getExistingDirectory(this, tr("Open Artifact (.lattice directory)"), m_lastDirectory);
   if (!dir.isEmpty()) openArtifact(dir);
-}
-
-void MainWindow::openArtifact(const QString& directory) {
-  m_lastDirectory = QFileInfo(directory).absolutePath();
-  if (m_artifactOpener) {
-    m_artifactOpener(directory);
-    addRecent(directory);
-    return;
-  }
-  QFile file(QDir(directory).filePath(QStringLiteral("graph.mlir")));
-  if (!file.open(QIODevice::ReadOnly)) {
-    QMessageBox::warning(this, tr("Open Artifact"), tr("cannot read '%1'").arg(file.fileName()));
-    return;
-  }
-  auto* dock = findChild<QDockWidget*>(QStringLiteral("artifactTextDock"));
-  QPlainTextEdit* text = nullptr;
-  if (!dock) {
-    dock = new QDockWidget(this);
-    dock->setObjectName(QStringLiteral("artifactTextDock"));
-    text = new QPlainTextEdit(dock);
-    text->setReadOnly(true);
-    text->setLineWrapMode(QPlainTextEdit::NoWrap);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    dock->setWidget(text);
-    addPanel(dock, Qt::RightDockWidgetArea);
-  } else {
-    text = qobject_cast<QPlainTextEdit*>(dock->widget());
-  }
-  dock->setWindowTitle(tr("Artifact: %1").arg(QFileInfo(directory).fileName()));
-  text->setPlainText(QString::fromUtf8(file.readAll()));
-  dock->show();
-  dock->raise();
-  addRecent(directory);
 }
 
 void MainWindow::onExportArtifact() {
@@ -141,6 +104,7 @@ void MainWindow::onExportArtifact() {
       return;
     }
     m_lastDirectory = QFileInfo(target).absolutePath();
+    m_session->recordExport(target);
     QMessageBox box(QMessageBox::Information, tr("Export Artifact"), tr("Artifact written to %1").arg(target),
                     QMessageBox::Close, this);
     QPushButton* open = box.addButton(tr("Open Artifact"), QMessageBox::AcceptRole);

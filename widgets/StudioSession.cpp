@@ -117,6 +117,8 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   m_breakpoints.clear();
   m_selectedNode.clear();
   m_selectedModule.clear();
+  m_weightsSource.clear();
+  m_weightsReport = CheckpointReport();
   Q_EMIT modelLoaded();
   Q_EMIT breakpointsChanged();
   Q_EMIT selectionChanged(QString());
@@ -279,6 +281,41 @@ void StudioSession::toggleBreakpoint(const QString& nodeName) {
   if (nodeName.isEmpty()) return;
   if (!m_breakpoints.remove(nodeName)) m_breakpoints.insert(nodeName);
   Q_EMIT breakpointsChanged();
+}
+
+// --- weights and exports ---------------------------------------------------------------------
+
+CheckpointReport StudioSession::compareWeights(const Checkpoint& checkpoint) const {
+  if (!m_model) return CheckpointReport();
+  return compareCheckpoint(*m_model, checkpoint);
+}
+
+Expected<CheckpointReport> StudioSession::applyWeights(const Checkpoint& checkpoint, bool allowPartial) {
+  if (!m_model) return makeError("no model is open to load '" + checkpoint.source + "' into");
+  CheckpointOptions options;
+  options.allowPartial = allowPartial;
+  Expected<CheckpointReport> report = applyCheckpoint(*m_model, checkpoint, options);
+  if (!report) return report;
+  m_weightsSource = toQString(checkpoint.source);
+  m_weightsReport = *report;
+  // The prepared lowering captured the old tensors: the next start uses the new ones.
+  resetInterpreter(true);
+  Q_EMIT weightsLoaded(m_weightsSource);
+  return report;
+}
+
+Expected<CheckpointReport> StudioSession::loadWeights(const QString& path, bool allowPartial) {
+  if (!m_model) return makeError("no model is open to load '" + path.toStdString() + "' into");
+  Expected<Checkpoint> checkpoint = readCheckpoint(path.toStdString());
+  if (!checkpoint) return checkpoint.error();
+  return applyWeights(*checkpoint, allowPartial);
+}
+
+void StudioSession::recordExport(const QString& directory) {
+  if (directory.isEmpty()) return;
+  m_exports.removeAll(directory);
+  m_exports.prepend(directory);
+  Q_EMIT artifactExported(directory);
 }
 
 // --- selection -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 /// nullptr while nothing is loaded.
 
 #include "artifact/Lowering.h"
+#include "model/Checkpoint.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"
 
@@ -70,6 +71,31 @@ public:
   QString lastError() const { return m_lastError; }
   const QSet<QString>& breakpoints() const { return m_breakpoints; }
 
+  // --- weights (File ▸ Load Weights…, issue #7) and exports ----------------------------------
+
+  /// The checkpoint file whose tensors replaced the model's; empty while the model has its own
+  /// (cleared when another model opens).
+  QString weightsSource() const { return m_weightsSource; }
+  /// The last applyWeights report (meaningful when weightsSource() is not empty).
+  const CheckpointReport& weightsReport() const { return m_weightsReport; }
+  /// Compares `checkpoint` with the open model without changing anything (an empty report
+  /// when no model is open).
+  CheckpointReport compareWeights(const Checkpoint& checkpoint) const;
+  /// Replaces the model's tensors by the checkpoint's matching ones (applyCheckpoint; refused
+  /// when not clean unless `allowPartial`). On success the interpreter is reset (the next step
+  /// and every export use the new weights) and weightsLoaded is emitted; on failure the model
+  /// is unchanged.
+  Expected<CheckpointReport> applyWeights(const Checkpoint& checkpoint, bool allowPartial);
+  /// readCheckpoint + applyWeights, on the calling thread.
+  Expected<CheckpointReport> loadWeights(const QString& path, bool allowPartial);
+
+  /// Artifact directories exported in this session, newest first.
+  const QStringList& exportedArtifacts() const { return m_exports; }
+  /// The newest of them; empty when nothing was exported.
+  QString lastExport() const { return m_exports.value(0); }
+  /// Records a successful export (the export dialog and the built-in export call it).
+  void recordExport(const QString& directory);
+
   // --- selection ------------------------------------------------------------------------------
 
   /// The selected FX node name (empty for none).
@@ -119,6 +145,10 @@ Q_SIGNALS:
   void breakpointsChanged();
   void selectionChanged(const QString& nodeName);
   void moduleSelectionChanged(const QString& modulePath);
+  /// applyWeights replaced the model's tensors with those of `source`.
+  void weightsLoaded(const QString& source);
+  /// recordExport: an artifact was written to `directory`.
+  void artifactExported(const QString& directory);
 
 private:
   struct LoadResult;
@@ -150,6 +180,10 @@ private:
 
   QString m_selectedNode;
   QString m_selectedModule;
+
+  QString m_weightsSource;
+  CheckpointReport m_weightsReport;
+  QStringList m_exports;
 };
 
 } // namespace lattice::studio

@@ -1,10 +1,16 @@
 // lattice-studio: the desktop application. `lattice-studio [PATH | example:NAME]` opens a model
-// (default example:sparse_resunet42); `--step N` steps the interpreter N nodes once it is
-// loaded; `--screenshot FILE.png` waits for the graph layout, renders the main window into the
-// PNG and exits (0, or 1 with a message when loading, tracing or writing fails).
+// (default example:sparse_resunet42), or an artifact when PATH is an artifact directory or a
+// .mlir file; `--compare A B` opens two artifacts side by side; `--step N` steps the interpreter
+// N nodes once a model is loaded; `--screenshot FILE.png` waits for the graph layout(s), renders
+// the main window into the PNG and exits (0, or 1 with a message when loading, tracing or
+// writing fails).
 
 #include "MainWindow.h"
 #include "StudioSession.h"
+#include "artifact/ArtifactGraphView.h"
+#include "artifact/ArtifactView.h"
+#include "artifact/CompareArtifactsDialog.h"
+#include "artifact/CompareView.h"
 #include "graph/GraphWidget.h"
 #include "panels/Panels.h"
 
@@ -14,7 +20,11 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
+using lattice::studio::ArtifactGraphView;
+using lattice::studio::CompareArtifactsDialog;
+using lattice::studio::CompareView;
 using lattice::studio::GraphWidget;
 using lattice::studio::MainWindow;
 using lattice::studio::StudioSession;
@@ -41,7 +51,11 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(
       QStringLiteral("model"),
-      QStringLiteral("an .ltfx directory or example:NAME (default example:sparse_resunet42)"));
+      QStringLiteral("an .ltfx directory or example:NAME (default example:sparse_resunet42), or an "
+                     "artifact directory / .mlir file to inspect"));
+  const QCommandLineOption compare(
+      QStringLiteral("compare"),
+      QStringLiteral("compare the two artifacts given as arguments (A before, B after)"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
       QStringLiteral("render the main window into FILE.png once laid out, then exit"),
@@ -51,10 +65,17 @@ int main(int argc, char** argv) {
                                 QStringLiteral("N"));
   parser.addOption(screenshot);
   parser.addOption(step);
+  parser.addOption(compare);
   parser.process(app);
 
   const QStringList positional = parser.positionalArguments();
-  if (positional.size() > 1) {
+  const bool comparing = parser.isSet(compare);
+  if (comparing && positional.size() != 2) {
+    std::fprintf(stderr, "lattice-studio: --compare expects two artifacts, got %lld\n",
+                 static_cast<long long>(positional.size()));
+    return 2;
+  }
+  if (!comparing && positional.size() > 1) {
     std::fprintf(stderr, "lattice-studio: expected at most one model, got %lld\n",
                  static_cast<long long>(positional.size()));
     return 2;
@@ -90,25 +111,53 @@ int main(int argc, char** argv) {
       session->step();
   });
 
-  if (!screenshotPath.isEmpty()) {
+  // The artifact graphs a screenshot waits for (none: the model graph).
+  QList<ArtifactGraphView*> artifactGraphs;
+  const bool artifactArgument =
+      !comparing && positional.size() == 1 && CompareArtifactsDialog::isArtifactPath(positional.front());
+  if (comparing) {
+    CompareView* view = window.compareArtifacts(positional[0], positional[1]);
+    artifactGraphs << view->graphA() << view->graphB();
+    QObject::connect(view, &CompareView::compareFailed, &app, [](const QString& m) { fail(m); });
+  } else if (artifactArgument) {
+    window.openArtifact(positional.front());
+    lattice::studio::ArtifactView* view = window.artifactView(positional.front());
+    artifactGraphs << view->graphView();
+    if (!screenshotPath.isEmpty())
+      QObject::connect(view, &lattice::studio::ArtifactView::documentLoaded, &app, [view] {
+        if (!view->document()->opGraph) fail(view->document()->loadError); // no graph will be laid out
+      });
+  }
+
+  auto grabAndExit = [&window, screenshotPath] {
+    // Let the view settle (overlays, minimap render) before grabbing.
+    QTimer::singleShot(600, &window, [&window, screenshotPath] {
+      if (!window.grab().save(screenshotPath, "PNG")) {
+        fail(QStringLiteral("cannot write '%1'").arg(screenshotPath));
+        return;
+      }
+      QCoreApplication::exit(0);
+    });
+  };
+  if (!screenshotPath.isEmpty() && !artifactGraphs.isEmpty()) {
+    auto pending = std::make_shared<int>(artifactGraphs.size());
+    for (ArtifactGraphView* g : std::as_const(artifactGraphs)) {
+      QObject::connect(g, &ArtifactGraphView::layoutFinished, &app, [pending, grabAndExit] {
+        if (--*pending == 0) grabAndExit();
+      });
+      QObject::connect(g, &ArtifactGraphView::layoutFailed, &app, [](const QString& m) { fail(m); });
+    }
+    QTimer::singleShot(300000, &app, [] { fail(QStringLiteral("timed out waiting for the layout")); });
+  } else if (!screenshotPath.isEmpty()) {
     QObject::connect(session, &StudioSession::modelLoadFailed, &app, [](const QString& m) { fail(m); });
     QObject::connect(session, &StudioSession::traceFailed, &app, [](const QString& m) { fail(m); });
     QObject::connect(graph, &GraphWidget::layoutFailed, &app, [](const QString& m) { fail(m); });
-    QObject::connect(graph, &GraphWidget::layoutFinished, &app, [&window, screenshotPath] {
-      // Let the view settle (overlays, minimap render) before grabbing.
-      QTimer::singleShot(600, &window, [&window, screenshotPath] {
-        if (!window.grab().save(screenshotPath, "PNG")) {
-          fail(QStringLiteral("cannot write '%1'").arg(screenshotPath));
-          return;
-        }
-        QCoreApplication::exit(0);
-      });
-    });
+    QObject::connect(graph, &GraphWidget::layoutFinished, &app, grabAndExit);
     QTimer::singleShot(300000, &app, [] { fail(QStringLiteral("timed out waiting for the layout")); });
   }
 
   if (!screenshotPath.isEmpty()) window.setGeometry(QGuiApplication::primaryScreen()->availableGeometry());
   window.show();
-  window.openModel(reference);
+  if (artifactGraphs.isEmpty()) window.openModel(reference);
   return app.exec();
 }

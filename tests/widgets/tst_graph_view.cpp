@@ -499,6 +499,10 @@ void TestGraphView::mainWindowMenusAndPanels() {
       {"debug.step", QKeySequence(Qt::Key_F10)},
       {"debug.breakpoint", QKeySequence(Qt::Key_F9)},
       {"view.find", QKeySequence(QStringLiteral("Ctrl+F"))},
+      {"file.openArtifact", QKeySequence(QStringLiteral("Ctrl+Shift+O"))},
+      {"file.loadWeights", QKeySequence(QStringLiteral("Ctrl+Shift+L"))},
+      {"tools.compare", QKeySequence(QStringLiteral("Ctrl+Shift+D"))},
+      {"tools.compareLast", QKeySequence(QStringLiteral("Ctrl+Alt+D"))},
   };
   for (const auto& [id, key] : shortcuts) {
     QAction* a = window.action(id);
@@ -508,7 +512,7 @@ void TestGraphView::mainWindowMenusAndPanels() {
   QStringList menus;
   for (QAction* a : window.menuBar()->actions())
     menus << a->text().remove(QLatin1Char('&'));
-  QCOMPARE(menus, (QStringList{"File", "View", "Debug"}));
+  QCOMPARE(menus, (QStringList{"File", "View", "Tools", "Debug"}));
 
   auto* dock = new QDockWidget(QStringLiteral("Inspector"), &window);
   dock->setObjectName(QStringLiteral("inspectorDock"));

@@ -21,6 +21,11 @@ GraphMinimap::GraphMinimap(GraphView* view) : QWidget(view), m_view(view) {
   connect(view, &GraphView::viewportMoved, this, qOverload<>(&QWidget::update));
 }
 
+void GraphMinimap::setRenderer(Renderer renderer) {
+  m_renderer = std::move(renderer);
+  invalidate();
+}
+
 void GraphMinimap::invalidate() {
   m_renderTimer.start();
 }
@@ -35,7 +40,8 @@ QRectF GraphMinimap::target() const {
 
 void GraphMinimap::render() {
   QGraphicsScene* scene = m_view->scene();
-  m_cachedScene = scene ? scene->itemsBoundingRect() : QRectF();
+  // A custom renderer goes with the scene's own rect: itemsBoundingRect() visits every item.
+  m_cachedScene = !scene ? QRectF() : m_renderer ? scene->sceneRect() : scene->itemsBoundingRect();
   if (m_cachedScene.isEmpty()) {
     m_cache = QPixmap();
     update();
@@ -54,8 +60,12 @@ void GraphMinimap::render() {
   pm.setDevicePixelRatio(dpr);
   pm.fill(palette::background());
   QPainter p(&pm);
-  p.setRenderHint(QPainter::Antialiasing);
-  scene->render(&p, QRectF(QPointF(0, 0), t.size()), m_cachedScene, Qt::KeepAspectRatio);
+  if (m_renderer) {
+    m_renderer(p, QRectF(QPointF(0, 0), t.size()), m_cachedScene);
+  } else {
+    p.setRenderHint(QPainter::Antialiasing);
+    scene->render(&p, QRectF(QPointF(0, 0), t.size()), m_cachedScene, Qt::KeepAspectRatio);
+  }
   m_cache = pm;
   update();
 }

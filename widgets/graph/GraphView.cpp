@@ -98,7 +98,9 @@ void GraphView::setMinimapVisible(bool visible) {
 }
 
 void GraphView::setLegendVisible(bool visible) {
+  m_legendWanted = visible; // placeOverlays() keeps it hidden on later resizes
   m_legend->setVisible(visible);
+  placeOverlays();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {

@@ -481,6 +481,7 @@ void ExportDialog::onFinished() {
     return;
   }
   showSummary();
+  m_session->recordExport(r.directory); // Tools ▸ Compare with Last Export
   Q_EMIT artifactExported(r.directory);
 }
 

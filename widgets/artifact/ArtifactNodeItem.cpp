@@ -1,0 +1,143 @@
+// ArtifactNodeItem painting: a rounded box in its style with a bold title and a smaller
+// subtitle; text is skipped when zoomed far out, as in the model graph's NodeItem.
+
+#include "artifact/ArtifactNodeItem.h"
+
+#include "graph/NodeStyle.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include <cmath>
+
+namespace lattice::studio {
+
+namespace {
+
+constexpr qreal kPadX = 10.0;
+constexpr qreal kPadY = 5.0;
+constexpr qreal kRadius = 5.0;
+constexpr qreal kMinWidth = 64.0;
+constexpr qreal kMaxWidth = 240.0;
+
+QFont titleFont() {
+  QFont f;
+  f.setPointSizeF(9.0);
+  f.setBold(true);
+  return f;
+}
+
+QFont subtitleFont() {
+  QFont f;
+  f.setPointSizeF(8.0);
+  return f;
+}
+
+} // namespace
+
+ArtifactNodeItem::ArtifactNodeItem(int node, const OpGraphNode& data, const ArtifactNodeStyle& style,
+                                   QSizeF size)
+    : m_node(node), m_title(data.title), m_subtitle(data.subtitle), m_returned(data.returned), m_style(style),
+      m_size(size) {
+  setFlags(ItemIsSelectable);
+  setZValue(3.0);
+  setToolTip(data.tooltip);
+}
+
+ArtifactNodeItem::LabelMetrics ArtifactNodeItem::labelMetrics() {
+  LabelMetrics m;
+  const QFontMetricsF tm(titleFont());
+  const QFontMetricsF sm(subtitleFont());
+  for (int c = 0; c < 128; ++c) {
+    const QChar ch(static_cast<char16_t>(c));
+    m.title[static_cast<std::size_t>(c)] = tm.horizontalAdvance(ch);
+    m.subtitle[static_cast<std::size_t>(c)] = sm.horizontalAdvance(ch);
+  }
+  m.titleFallback = tm.maxWidth();
+  m.subtitleFallback = sm.maxWidth();
+  m.titleHeight = tm.height();
+  m.subtitleHeight = sm.height();
+  return m;
+}
+
+QSizeF ArtifactNodeItem::sizeFor(const LabelMetrics& m, const QString& title, const QString& subtitle) {
+  auto advance = [](const QString& text, const std::array<double, 128>& table, double fallback) {
+    double w = 0;
+    for (QChar c : text)
+      w += c.unicode() < 128 ? table[c.unicode()] : fallback;
+    return w;
+  };
+  qreal w =
+      qMax(advance(title, m.title, m.titleFallback), advance(subtitle, m.subtitle, m.subtitleFallback)) +
+      2 * kPadX + 2; // 2: rounding slack for the kerning ignored here
+  w = qBound(kMinWidth, w, kMaxWidth);
+  qreal h = m.titleHeight + 2 * kPadY;
+  if (!subtitle.isEmpty()) h += m.subtitleHeight;
+  return {std::ceil(w), std::ceil(h)};
+}
+
+void ArtifactNodeItem::setStyle(const ArtifactNodeStyle& style) {
+  m_style = style;
+  update();
+}
+
+QRectF ArtifactNodeItem::box() const {
+  return QRectF(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
+}
+
+QRectF ArtifactNodeItem::boundingRect() const {
+  return box().adjusted(-4, -4, 4, 4);
+}
+
+QPainterPath ArtifactNodeItem::shape() const {
+  QPainterPath p;
+  p.addRoundedRect(box(), kRadius, kRadius);
+  return p;
+}
+
+void ArtifactNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+  const QRectF r = box();
+  if (lod < 0.15 && !isSelected()) { // a few pixels: a plain block in the border colour
+    painter->fillRect(r, m_style.border);
+    return;
+  }
+  painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+  QPen border(m_style.border, 1.2);
+  border.setCosmetic(lod < 1.0);
+  if (m_style.dashed) border.setStyle(Qt::DashLine);
+  if (isSelected()) border = QPen(palette::selection(), 3.0);
+  painter->setPen(border);
+  painter->setBrush(m_style.fill);
+  painter->drawRoundedRect(r, kRadius, kRadius);
+
+  if (m_returned) { // a corner flag: this value leaves the function
+    QPolygonF flag;
+    flag << QPointF(r.right() - 12, r.top() + 1) << QPointF(r.right() - 1, r.top() + 1)
+         << QPointF(r.right() - 1, r.top() + 12);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QColor(0xcc, 0x79, 0xa7));
+    painter->drawPolygon(flag);
+  }
+
+  if (lod < 0.35) return;
+  const QRectF text = r.adjusted(kPadX, kPadY - 1, -kPadX, -kPadY + 1);
+  const QFontMetricsF tm(titleFont());
+  painter->setPen(m_style.text);
+  painter->setFont(titleFont());
+  painter->drawText(QRectF(text.left(), text.top(), text.width(), tm.height()),
+                    Qt::AlignHCenter | Qt::AlignTop, tm.elidedText(m_title, Qt::ElideMiddle, text.width()));
+  if (!m_subtitle.isEmpty()) {
+    const QFontMetricsF sm(subtitleFont());
+    QColor c = m_style.text;
+    c.setAlpha(190);
+    painter->setPen(c);
+    painter->setFont(subtitleFont());
+    painter->drawText(QRectF(text.left(), text.top() + tm.height(), text.width(), sm.height()),
+                      Qt::AlignHCenter | Qt::AlignTop,
+                      sm.elidedText(m_subtitle, Qt::ElideRight, text.width()));
+  }
+}
+
+} // namespace lattice::studio

@@ -1,0 +1,120 @@
+// Artifact view colours and the legend row. Hues follow NodeStyle.cpp (Okabe–Ito family, light
+// fills) so the artifact and model graphs read alike.
+
+#include "artifact/ArtifactStyle.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+
+namespace lattice::studio {
+
+namespace {
+constexpr int kSwatch = 12;
+constexpr int kGap = 6;
+constexpr int kEntryGap = 16;
+constexpr int kPad = 4;
+} // namespace
+
+const ArtifactNodeStyle& categoryStyle(OpCategory category) {
+  static const ArtifactNodeStyle styles[] = {
+      {QColor(0xfd, 0xf1, 0xcf), QColor(0xc8, 0x8a, 0x00), QColor(0x3d, 0x2c, 0x00),
+       QObject::tr("argument (input)"), false},
+      {QColor(0xee, 0xee, 0xea), QColor(0x80, 0x80, 0x78), QColor(0x2a, 0x2a, 0x28), QObject::tr("weight"),
+       false},
+      {QColor(0xcf, 0xe8, 0xfc), QColor(0x00, 0x72, 0xb2), QColor(0x0b, 0x1f, 0x33),
+       QObject::tr("convolution / linear"), false},
+      {QColor(0xd9, 0xf2, 0xe6), QColor(0x00, 0x9e, 0x73), QColor(0x0d, 0x2e, 0x22),
+       QObject::tr("sparse structure"), false},
+      {QColor(0xec, 0xe6, 0xf5), QColor(0x7a, 0x5c, 0xa8), QColor(0x2a, 0x1f, 0x3a), QObject::tr("other op"),
+       false},
+  };
+  return styles[static_cast<int>(category)];
+}
+
+const ArtifactNodeStyle& statusStyle(DiffStatus status) {
+  static const ArtifactNodeStyle styles[] = {
+      {QColor(0xf0, 0xf1, 0xf3), QColor(0x9a, 0xa2, 0xad), QColor(0x30, 0x36, 0x3d), QObject::tr("unchanged"),
+       false},
+      {QColor(0xff, 0xe8, 0xb3), QColor(0xd9, 0x8e, 0x00), QColor(0x3d, 0x2a, 0x00), QObject::tr("changed"),
+       false},
+      {QColor(0xd4, 0xf4, 0xdc), QColor(0x1e, 0x9e, 0x4a), QColor(0x0d, 0x33, 0x18), QObject::tr("added"),
+       false},
+      {QColor(0xfd, 0xdc, 0xd8), QColor(0xd5, 0x3e, 0x2a), QColor(0x45, 0x10, 0x0a), QObject::tr("removed"),
+       true},
+  };
+  return styles[static_cast<int>(status)];
+}
+
+QVector<OpCategory> legendCategories() {
+  return {OpCategory::Argument, OpCategory::Weight, OpCategory::Compute, OpCategory::Structure,
+          OpCategory::Other};
+}
+
+QVector<DiffStatus> legendStatuses() {
+  return {DiffStatus::Unchanged, DiffStatus::Changed, DiffStatus::Added, DiffStatus::Removed};
+}
+
+ArtifactLegend::ArtifactLegend(QWidget* parent) : QWidget(parent) {
+  QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
+}
+
+void ArtifactLegend::setEntries(const QVector<ArtifactNodeStyle>& entries) {
+  m_entries = entries;
+  updateGeometry();
+  update();
+}
+
+QVector<QRect> ArtifactLegend::layoutEntries(int width) const {
+  const QFontMetrics fm(font());
+  const int line = qMax(fm.height(), kSwatch) + 2;
+  QVector<QRect> rects;
+  int x = kPad;
+  int y = kPad;
+  for (const ArtifactNodeStyle& e : m_entries) {
+    const int w = kSwatch + kGap + fm.horizontalAdvance(e.label);
+    if (x > kPad && x + w > width - kPad) {
+      x = kPad;
+      y += line;
+    }
+    rects.push_back(QRect(x, y, w, line));
+    x += w + kEntryGap;
+  }
+  return rects;
+}
+
+int ArtifactLegend::heightForWidth(int width) const {
+  const QVector<QRect> rects = layoutEntries(width);
+  return rects.isEmpty() ? 0 : rects.back().bottom() + 1 + kPad;
+}
+
+QSize ArtifactLegend::sizeHint() const {
+  const QVector<QRect> rects = layoutEntries(100000);
+  const int w = rects.isEmpty() ? 0 : rects.back().right() + 1 + kPad;
+  return {w, heightForWidth(w)};
+}
+
+QSize ArtifactLegend::minimumSizeHint() const {
+  return {80, heightForWidth(80)};
+}
+
+void ArtifactLegend::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QVector<QRect> rects = layoutEntries(width());
+  for (int i = 0; i < m_entries.size(); ++i) {
+    const ArtifactNodeStyle& e = m_entries[i];
+    const QRect& r = rects[i];
+    const QRectF swatch(r.left(), r.top() + (r.height() - kSwatch) / 2.0, kSwatch, kSwatch);
+    QPen pen(e.border, 1.3);
+    if (e.dashed) pen.setStyle(Qt::DashLine);
+    p.setPen(pen);
+    p.setBrush(e.fill);
+    p.drawRoundedRect(swatch, 3, 3);
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(r.adjusted(kSwatch + kGap, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, e.label);
+  }
+}
+
+} // namespace lattice::studio

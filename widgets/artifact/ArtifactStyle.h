@@ -1,0 +1,58 @@
+#pragma once
+/// \file Colours of the artifact views: op categories (artifact view) and diff statuses
+/// (compare view), and ArtifactLegend, the row of swatches that explains them.
+
+#include "artifact/ArtifactOpGraph.h"
+#include "diff/ArtifactDiff.h"
+
+#include <QColor>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+namespace lattice::studio {
+
+/// Fill, border and text colour of a node, and its legend text.
+struct ArtifactNodeStyle {
+  QColor fill;
+  QColor border;
+  QColor text;
+  QString label;
+  bool dashed = false; ///< dashed border (removed ops)
+};
+
+/// The style of an op category (same hues as the model graph's roles where they correspond:
+/// arguments like inputs, weights like attributes).
+const ArtifactNodeStyle& categoryStyle(OpCategory category);
+/// The style of a diff status: unchanged grey, changed amber, added green, removed red (dashed).
+const ArtifactNodeStyle& statusStyle(DiffStatus status);
+/// Every category / status, in legend order.
+QVector<OpCategory> legendCategories();
+QVector<DiffStatus> legendStatuses();
+
+/// A one-line legend: a swatch and a label per entry, wrapping when narrow.
+class ArtifactLegend : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit ArtifactLegend(QWidget* parent = nullptr);
+
+  void setEntries(const QVector<ArtifactNodeStyle>& entries);
+  const QVector<ArtifactNodeStyle>& entries() const { return m_entries; }
+
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+
+protected:
+  void paintEvent(QPaintEvent* event) override;
+
+private:
+  /// Entry rectangles when laid out in `width`.
+  QVector<QRect> layoutEntries(int width) const;
+
+  QVector<ArtifactNodeStyle> m_entries;
+};
+
+} // namespace lattice::studio

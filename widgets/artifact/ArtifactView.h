@@ -1,0 +1,95 @@
+#pragma once
+/// \file ArtifactView: an opened lattice artifact (File ▸ Open Artifact…, issue #5 item 5): its
+/// op graph (ArtifactGraphView, coloured by op category), the graph.mlir text, the weights table
+/// and the verifier's diagnostics. Everything is read on a worker thread; selection is shared:
+/// selecting an op highlights its MLIR lines (and its weight rows), putting the cursor on a line
+/// selects the op written there, and activating a diagnostic or a weight row selects its op.
+
+#include "artifact/ArtifactDocument.h"
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QSplitter;
+class QTabWidget;
+class QTableView;
+
+namespace lattice::studio {
+
+class ArtifactDiagnosticsModel;
+class ArtifactGraphView;
+class ArtifactLegend;
+class MlirTextView;
+class WeightsTableModel;
+
+class ArtifactView : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit ArtifactView(QWidget* parent = nullptr);
+  ~ArtifactView() override;
+
+  /// Reads `path` (an artifact directory or a lone .mlir) in the background; emits
+  /// documentLoaded when the text, weights and diagnostics are shown (the graph's layout
+  /// follows with graphView()->layoutFinished). A later call supersedes an earlier one.
+  void open(const QString& path);
+  /// Reads the current path again.
+  void reload();
+
+  QString path() const { return m_path; }
+  bool isLoading() const { return m_loading; }
+  /// The shown document (null before the first load finished).
+  std::shared_ptr<const ArtifactDocument> document() const { return m_document; }
+
+  ArtifactGraphView* graphView() const { return m_graph; }
+  MlirTextView* mlirView() const { return m_mlir; }
+  WeightsTableModel* weightsModel() const { return m_weights; }
+  QTableView* weightsTable() const { return m_weightsTable; }
+  ArtifactDiagnosticsModel* diagnosticsModel() const { return m_diagnostics; }
+  QTableView* diagnosticsTable() const { return m_diagnosticsTable; }
+
+  /// The selected op-graph node (-1 for none).
+  int selectedNode() const { return m_selected; }
+
+public Q_SLOTS:
+  /// Selects node `node` everywhere (graph, MLIR lines, weight rows); -1 clears.
+  void selectNode(int node);
+
+Q_SIGNALS:
+  void documentLoaded();
+  /// The selection changed (user or selectNode).
+  void nodeSelected(int node);
+
+private:
+  void applyDocument(quint64 generation, std::shared_ptr<ArtifactDocument> document);
+  void onLineActivated(int line);
+  void onWeightActivated(const QModelIndex& index);
+  void onDiagnosticActivated(const QModelIndex& index);
+  void updateHeader();
+  void saveLayout() const;
+
+  QString m_path;
+  bool m_loading = false;
+  quint64 m_generation = 0;
+  std::shared_ptr<const ArtifactDocument> m_document;
+  int m_selected = -1;
+  bool m_syncing = false;
+
+  QLabel* m_header;
+  QSplitter* m_split;
+  QSplitter* m_sideSplit;
+  ArtifactGraphView* m_graph;
+  ArtifactLegend* m_legend;
+  MlirTextView* m_mlir;
+  QTabWidget* m_tabs;
+  WeightsTableModel* m_weights;
+  QSortFilterProxyModel* m_weightsProxy;
+  QTableView* m_weightsTable;
+  ArtifactDiagnosticsModel* m_diagnostics;
+  QTableView* m_diagnosticsTable;
+};
+
+} // namespace lattice::studio
