@@ -81,6 +81,24 @@ std::string MlirModuleWriter::uniqueName(std::string_view stem) {
   return name;
 }
 
+bool MlirModuleWriter::isDefined(const std::string& name) const {
+  // Every defined name came from uniqueName: a stem S with count 0 (the name is S) or with
+  // count c ≥ 1 (S followed by c in decimal). So the name is defined when it was handed out as a
+  // stem, or when some split into S + digits (no leading zero) has S's counter past c. No set of
+  // names is kept: this costs one lookup per trailing-digit split of an operand name.
+  if (m_nameCounts.count(name)) return true;
+  std::size_t digits = name.size();
+  while (digits > 0 && isDigit(name[digits - 1])) --digits;
+  for (std::size_t split = digits; split < name.size(); ++split) {
+    if (name[split] == '0' || name.size() - split > 18) continue; // "add01" is never produced
+    const auto it = m_nameCounts.find(name.substr(0, split));
+    if (it == m_nameCounts.end()) continue;
+    const std::size_t count = std::stoull(name.substr(split));
+    if (it->second > count) return true;
+  }
+  return false;
+}
+
 Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::string type, std::string role) {
   const std::string stem = normalizeSsaStem(name);
   if (!isValidSsaName(stem)) return makeError("invalid ssa name " + quoteName(name) + " for function argument");
@@ -92,7 +110,6 @@ Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::st
                      quoteName(type));
   }
   MlirValue value{uniqueName(stem), std::move(type)};
-  m_defined.insert(value.name);
   m_arguments.push_back({value, std::move(role)});
   return value;
 }
@@ -156,7 +173,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   for (std::size_t i = 0; i < record.operands.size(); ++i) {
     const MlirValue& value = record.operands[i];
     const SchemaOperand& operand = *ssaOperands[i];
-    if (m_defined.count(value.name) == 0) {
+    if (!isDefined(value.name)) {
       return makeError(context() + ": operand '" + operand.name + "' uses undefined value %" +
                        printableForMessage(value.name));
     }
@@ -205,7 +222,6 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   results.reserve(stems.size());
   for (std::size_t i = 0; i < stems.size(); ++i) {
     results.push_back({uniqueName(stems[i]), std::move(resultTypes[i])});
-    m_defined.insert(results.back().name);
   }
   EmittedOp emitted;
   emitted.op = schema->name;
@@ -257,7 +273,7 @@ Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<st
                                    std::vector<std::string> roles) {
   if (values.empty()) return makeError("return needs at least one value");
   for (const MlirValue& value : values) {
-    if (m_defined.count(value.name) == 0)
+    if (!isDefined(value.name))
       return makeError("return uses undefined value %" + printableForMessage(value.name));
     if (!valueTypeOf(value.type) || hasControlCharacter(value.type))
       return makeError("return value %" + value.name + " has invalid type " + quoteName(value.type));

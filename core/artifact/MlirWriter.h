@@ -29,7 +29,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace lattice {
@@ -132,11 +131,12 @@ public:
 private:
   Expected<std::vector<MlirValue>> addOpImpl(const OpRecord& record,
                                              std::vector<std::string>&& resultTypes);
+  /// True when uniqueName handed out `name` (every argument and result is named by it).
+  bool isDefined(const std::string& name) const;
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
 
   std::unordered_map<std::string, std::size_t> m_nameCounts;
-  std::unordered_set<std::string> m_defined; // every SSA name defined so far
   std::vector<MlirArgument> m_arguments;
   std::vector<EmittedOp> m_ops;
   std::vector<MlirValue> m_returnValues;

@@ -338,6 +338,23 @@ void TestMlirWriter::opErrors() {
   QCOMPARE(expectError(softmax, QStringLiteral("operand 'input' expects a tensor value")), QString());
   softmax.operands = {MlirValue{"ghost", "tensor<?x4xf32>"}};
   QCOMPARE(expectError(softmax, QStringLiteral("uses undefined value %ghost")), QString());
+  // Names the §9 counter could produce but has not: `dense` was handed out once, so `dense1`
+  // is not defined yet, and `dense0` / `dense01` never are.
+  for (const char* name : {"dense1", "dense0", "dense01", "dens", "dense_1"}) {
+    softmax.operands = {MlirValue{name, "tensor<?x4xf32>"}};
+    QCOMPARE(expectError(softmax, QStringLiteral("uses undefined value %") + QLatin1String(name)), QString());
+  }
+  {
+    // Once the counter passes them they are defined: `dense1` from a second `dense` stem.
+    MlirModuleWriter w2;
+    QVERIFY(w2.addArgument("dense", "tensor<?x4xf32>").ok());
+    QVERIFY(w2.addArgument("dense", "tensor<?x4xf32>").ok());
+    OpRecord use = softmax;
+    use.operands = {MlirValue{"dense1", "tensor<?x4xf32>"}};
+    QVERIFY(w2.addOp(use).ok());
+    use.operands = {MlirValue{"dense2", "tensor<?x4xf32>"}};
+    QVERIFY(!w2.addOp(use).ok());
+  }
   softmax.operands = {*dense};
   softmax.resultTypes = {sp};
   QCOMPARE(expectError(softmax, QStringLiteral("result 'result' expects a tensor type")), QString());
