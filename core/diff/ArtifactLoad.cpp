@@ -5,27 +5,11 @@
 #include "diff/ArtifactDiff.h"
 
 #include "artifact/ArtifactSave.h"
+#include "verify/ArtifactValidation.h"
 #include "verify/MlirParser.h"
-
-#include <sys/stat.h>
 
 namespace lattice {
 namespace {
-
-bool isDirectory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool isRegularFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string joinPath(const std::string& dir, std::string_view name) {
-  if (dir.empty() || dir.back() == '/') return dir + std::string(name);
-  return dir + "/" + std::string(name);
-}
 
 Expected<ArtifactGraph> parseGraph(const std::string& file) {
   ArtifactParseResult parsed = readArtifactGraphFile(file, file);
@@ -43,24 +27,24 @@ Expected<ArtifactGraph> parseGraph(const std::string& file) {
 Expected<LoadedArtifact> loadArtifact(const std::string& path) {
   LoadedArtifact out;
   out.path = path;
-  if (isRegularFile(path)) {
+  if (isRegularFilePath(path)) {
     Expected<ArtifactGraph> graph = parseGraph(path);
     if (!graph) return graph.error();
     out.graph = std::move(*graph);
     return out;
   }
-  if (!isDirectory(path))
+  if (!isDirectoryPath(path))
     return makeError("'" + path + "' is neither an artifact directory nor a graph file");
 
-  const std::string graphPath = joinPath(path, kArtifactGraphFile);
-  if (!isRegularFile(graphPath)) return makeError("artifact '" + path + "' has no graph.mlir");
+  const std::string graphPath = artifactFilePath(path, kArtifactGraphFile);
+  if (!isRegularFilePath(graphPath)) return makeError("artifact '" + path + "' has no graph.mlir");
   Expected<ArtifactGraph> graph = parseGraph(graphPath);
   if (!graph) return graph.error();
   out.graph = std::move(*graph);
 
   // A directory without weights still diffs structurally (its weights count as missing).
-  const std::string weightsPath = joinPath(path, kArtifactWeightFile);
-  if (isRegularFile(weightsPath)) {
+  const std::string weightsPath = artifactFilePath(path, kArtifactWeightFile);
+  if (isRegularFilePath(weightsPath)) {
     Expected<SafetensorsFile> weights = SafetensorsFile::open(weightsPath);
     if (!weights) return weights.error(); // already names the file
     out.weights = std::make_shared<const SafetensorsFile>(std::move(*weights));

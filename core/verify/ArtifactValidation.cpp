@@ -11,21 +11,6 @@
 namespace lattice {
 namespace {
 
-bool isDirectory(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-bool isRegularFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string joinPath(const std::string& dir, std::string_view name) {
-  if (dir.empty() || dir.back() == '/') return dir + std::string(name);
-  return dir + "/" + std::string(name);
-}
-
 void append(std::vector<Diagnostic>& to, std::vector<Diagnostic> from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
@@ -47,18 +32,18 @@ ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits&
   auto ioError = [&](const std::string& file, std::string message) {
     out.diagnostics.push_back({file, {}, Severity::Error, std::move(message)});
   };
-  if (isRegularFile(path)) {
+  if (isRegularFilePath(path)) {
     parseAndVerify(path, limits, out);
     return out;
   }
-  if (!isDirectory(path)) {
+  if (!isDirectoryPath(path)) {
     ioError(path, "lattice artifact directory does not exist: " + path);
     return out;
   }
-  const std::string graphPath = joinPath(path, kArtifactGraphFile);
-  const std::string weightsPath = joinPath(path, kArtifactWeightFile);
-  const bool haveGraph = isRegularFile(graphPath);
-  const bool haveWeights = isRegularFile(weightsPath);
+  const std::string graphPath = artifactFilePath(path, kArtifactGraphFile);
+  const std::string weightsPath = artifactFilePath(path, kArtifactWeightFile);
+  const bool haveGraph = isRegularFilePath(graphPath);
+  const bool haveWeights = isRegularFilePath(weightsPath);
   if (!haveGraph) ioError(path, "lattice artifact is missing graph.mlir");
   if (!haveWeights) ioError(path, "lattice artifact is missing weights.safetensors");
   if (haveGraph) parseAndVerify(graphPath, limits, out);
@@ -73,6 +58,21 @@ ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits&
     out.weightsChecked = true;
   }
   return out;
+}
+
+bool isDirectoryPath(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool isRegularFilePath(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string artifactFilePath(const std::string& dir, std::string_view name) {
+  if (dir.empty() || dir.back() == '/') return dir + std::string(name);
+  return dir + "/" + std::string(name);
 }
 
 } // namespace lattice

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lattice {
@@ -32,5 +33,12 @@ struct ArtifactValidation {
 /// graph.mlir", "lattice artifact is missing weights.safetensors", "weights.safetensors must
 /// load as a tensor mapping: <reader error>".
 ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits& limits = {});
+
+/// Small path helpers shared by the readers of artifacts on disk (the verifier, the diff).
+/// True when `path` names a directory / a regular file (links followed).
+bool isDirectoryPath(const std::string& path);
+bool isRegularFilePath(const std::string& path);
+/// `dir/name`, without a doubled slash.
+std::string artifactFilePath(const std::string& dir, std::string_view name);
 
 } // namespace lattice
