@@ -1,8 +1,9 @@
 // MainWindow: actions and menus (File / View / Tools / Debug as issues #4 and #5 list them), the
-// status bar, settings persistence, drag and drop, and the hook for dock panels. The File
-// actions' bodies (open, export, image) are in MainWindowFile.cpp; artifact and compare tabs and
-// Load Weights… in MainWindowArtifacts.cpp. Panels themselves live in widgets/panels and are
-// added by the application through addPanel().
+// status bar, settings persistence, drag and drop. The File actions' bodies (open, export,
+// image) are in MainWindowFile.cpp; artifact and compare tabs and Load Weights… in
+// MainWindowArtifacts.cpp; the dock panels and what the current tab shows of them in
+// MainWindowDocks.cpp. Panels themselves live in widgets/panels and are added by the
+// application through addPanel().
 
 #include "MainWindow.h"
 
@@ -22,6 +23,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPointer>
@@ -73,6 +75,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the model tab stays
   m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+  connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
   setCentralWidget(m_tabs);
   createActions();
   createMenus();
@@ -169,6 +172,12 @@ void MainWindow::createActions() {
           &QAction::triggered, this, [this] { m_session->toggleBreakpoint(m_session->selectedNode()); });
   connect(makeAction(QStringLiteral("debug.stop"), tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
           &QAction::triggered, m_session, &StudioSession::stopInterpreter);
+  // Esc interrupts a run; enabled only while one goes on, so Esc keeps its other uses.
+  QAction* interrupt =
+      makeAction(QStringLiteral("debug.interrupt"), tr("&Interrupt Run"), QKeySequence(Qt::Key_Escape));
+  interrupt->setShortcutContext(Qt::WindowShortcut);
+  addAction(interrupt); // not in a menu: Debug ▸ Stop does the same while running
+  connect(interrupt, &QAction::triggered, m_session, &StudioSession::interruptRun);
 }
 
 void MainWindow::createMenus() {
@@ -264,10 +273,15 @@ void MainWindow::createToolBar() {
     if (auto* button = bar->widgetForAction(action(QString::fromLatin1(id))))
       static_cast<QToolButton*>(button)->setToolButtonStyle(Qt::ToolButtonIconOnly);
   }
-  bar->addSeparator();
+  // The Debug buttons act on the model tab: their own bar, hidden on artifact and compare tabs.
+  m_debugBar = addToolBar(tr("Debug"));
+  m_debugBar->setObjectName(QStringLiteral("debugToolBar"));
+  m_debugBar->setIconSize(QSize(20, 20));
+  m_debugBar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  m_debugBar->setMovable(false);
   for (const char* id : {"debug.start", "debug.step", "debug.continue", "debug.runToSelected",
                          "debug.breakpoint", "debug.stop"})
-    bar->addAction(action(QString::fromLatin1(id)));
+    m_debugBar->addAction(action(QString::fromLatin1(id)));
 }
 
 void MainWindow::createStatusBar() {
@@ -286,6 +300,9 @@ void MainWindow::connectSession() {
   StudioSession* s = m_session;
   connect(s, &StudioSession::modelLoadStarted, this, [this](const QString& ref) {
     statusBar()->showMessage(tr("Loading %1…").arg(ref));
+    m_modelRequested = true;
+    updateModelTabVisibility();
+    m_tabs->setCurrentWidget(m_graph); // show what is being opened
     updateActions();
   });
   connect(s, &StudioSession::modelLoaded, this, [this] {
@@ -328,24 +345,40 @@ void MainWindow::connectSession() {
     updateStatus();
   });
   connect(s, &StudioSession::selectionChanged, this, [this] { updateActions(); });
+  connect(s, &StudioSession::runningChanged, this, [this] {
+    updateActions();
+    updateStatus();
+  });
 }
 
 void MainWindow::updateActions() {
   const bool hasGraph = m_session->graph() != nullptr;
   const bool hasModel = m_session->model() != nullptr;
+  const bool modelTab = m_modelTabActive; // Debug and the model-graph View actions act on it
   const auto state = m_session->interpreterState();
   const bool paused = state == StudioSession::InterpreterState::Paused;
-  const bool canRun = hasModel && (state == StudioSession::InterpreterState::NotStarted || paused);
+  const bool running = m_session->isRunning();
+  const bool canRun =
+      modelTab && hasModel && !running && (state == StudioSession::InterpreterState::NotStarted || paused);
   action(QStringLiteral("file.export"))->setEnabled(hasModel);
   action(QStringLiteral("file.loadWeights"))->setEnabled(hasModel);
   action(QStringLiteral("tools.compareLast"))->setEnabled(!lastExportComparison().second.isEmpty());
-  action(QStringLiteral("file.exportImage"))->setEnabled(hasGraph);
-  action(QStringLiteral("debug.start"))->setEnabled(hasModel);
+  action(QStringLiteral("file.exportImage"))->setEnabled(modelTab && hasGraph);
+  action(QStringLiteral("view.find"))->setEnabled(modelTab);
+  action(QStringLiteral("view.hierarchical"))->setEnabled(modelTab);
+  action(QStringLiteral("view.flat"))->setEnabled(modelTab);
+  action(QStringLiteral("debug.start"))->setEnabled(modelTab && hasModel);
   action(QStringLiteral("debug.step"))->setEnabled(canRun);
   action(QStringLiteral("debug.continue"))->setEnabled(canRun);
   action(QStringLiteral("debug.runToSelected"))->setEnabled(canRun && !m_session->selectedNode().isEmpty());
-  action(QStringLiteral("debug.breakpoint"))->setEnabled(hasGraph && !m_session->selectedNode().isEmpty());
-  action(QStringLiteral("debug.stop"))->setEnabled(state != StudioSession::InterpreterState::NotStarted);
+  action(QStringLiteral("debug.breakpoint"))
+      ->setEnabled(modelTab && hasGraph && !m_session->selectedNode().isEmpty());
+  QAction* stop = action(QStringLiteral("debug.stop"));
+  stop->setEnabled(modelTab && state != StudioSession::InterpreterState::NotStarted);
+  stop->setToolTip(
+      running ? tr("Interrupt the run (Esc, %1)").arg(stop->shortcut().toString(QKeySequence::NativeText))
+              : tr("Stop (%1)").arg(stop->shortcut().toString(QKeySequence::NativeText)));
+  action(QStringLiteral("debug.interrupt"))->setEnabled(running);
 }
 
 void MainWindow::updateStatus() {
@@ -363,6 +396,13 @@ void MainWindow::updateStatus() {
     state = tr("interpreter idle (F5 to start, F10 to step)");
     break;
   case StudioSession::InterpreterState::Paused:
+    if (m_session->isRunning()) {
+      const QLocale locale;
+      state = tr("running… node %1 / %2 (Esc to interrupt)")
+                  .arg(locale.toString(m_session->executedNodes().size()),
+                       locale.toString(m_session->totalNodes()));
+      break;
+    }
     state = tr("paused before <b>%1</b> · %2 executed")
                 .arg(m_session->currentNode().toHtmlEscaped())
                 .arg(m_session->executedNodes().size());
@@ -378,44 +418,6 @@ void MainWindow::updateStatus() {
     break;
   }
   m_stateLabel->setText(state);
-}
-
-void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
-  Q_ASSERT(!dock->objectName().isEmpty());
-  // Tabify with the first panel already in that area, so panels stack instead of shrinking.
-  QDockWidget* sibling = nullptr;
-  const QList<QDockWidget*> docks = findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly);
-  for (QDockWidget* d : docks)
-    if (d != dock && dockWidgetArea(d) == area && !d->isFloating()) {
-      sibling = d;
-      break;
-    }
-  addDockWidget(area, dock);
-  if (sibling) tabifyDockWidget(sibling, dock);
-  m_panelsMenu->addAction(dock->toggleViewAction());
-  // Its saved place when the saved layout has one; otherwise a default size once shown.
-  if (m_restoredLayout)
-    restoreDockWidget(dock);
-  else if (!sibling)
-    m_defaultDockAreas.push_back({QPointer<QDockWidget>(dock), area});
-  if (isVisible()) applyDefaultDockSizes();
-}
-
-void MainWindow::applyDefaultDockSizes() {
-  // resizeDocks() only sticks once the window has its real size, so this runs after show.
-  for (const auto& [dock, area] : std::as_const(m_defaultDockAreas)) {
-    if (!dock) continue;
-    const bool vertical = area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea;
-    const int extent =
-        vertical ? height() * 3 / 10 : (area == Qt::LeftDockWidgetArea ? width() / 6 : width() / 4);
-    resizeDocks({dock.data()}, {extent}, vertical ? Qt::Vertical : Qt::Horizontal);
-  }
-  m_defaultDockAreas.clear();
-}
-
-void MainWindow::showEvent(QShowEvent* event) {
-  QMainWindow::showEvent(event);
-  if (!m_defaultDockAreas.isEmpty()) QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
 }
 
 void MainWindow::readSettings() {
@@ -441,7 +443,8 @@ void MainWindow::readSettings() {
 void MainWindow::writeSettings() const {
   QSettings s = settings();
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  s.setValue(QStringLiteral("window/state"), saveState());
+  // Panels hidden for an artifact tab are the model tab's layout, not the user's choice.
+  s.setValue(QStringLiteral("window/state"), m_modelTabActive ? saveState() : m_modelDockLayout);
   s.setValue(QStringLiteral("recentFiles"), m_recent);
   s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
   s.setValue(QStringLiteral("paths/weightsDirectory"), m_weightsDirectory);
@@ -504,8 +507,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
   // A file dropped from inside an archive or artifact stands for its directory; a lone .mlir
   // is an artifact of its own.
   QFileInfo info(path);
-  const bool loneMlir = info.isFile() && info.suffix() == QLatin1String("mlir") &&
-                        !isArtifactDirectory(info.absolutePath());
+  const bool loneMlir =
+      info.isFile() && info.suffix() == QLatin1String("mlir") && !isArtifactDirectory(info.absolutePath());
   if (info.isFile() && !loneMlir) path = info.absolutePath();
   event->acceptProposedAction();
   if (isArtifactDirectory(path))

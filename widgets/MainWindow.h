@@ -20,6 +20,7 @@ class QActionGroup;
 class QLabel;
 class QMenu;
 class QTabWidget;
+class QToolBar;
 
 namespace lattice {
 struct Checkpoint;
@@ -46,7 +47,9 @@ public:
 
   /// Adds a panel: docks it in `area` (tabified with a panel already there), puts its
   /// toggleViewAction() in View ▸ Panels and restores its saved place. `dock` needs a unique
-  /// objectName (the saved layout is keyed by it).
+  /// objectName (the saved layout is keyed by it). Panels belong to the model tab: they are
+  /// hidden while an artifact or compare tab is current, and the dock layout the user had is
+  /// restored when the model tab is current again.
   void addPanel(QDockWidget* dock, Qt::DockWidgetArea area);
   /// The View ▸ Panels menu (panels add their toggles through addPanel).
   QMenu* panelsMenu() const { return m_panelsMenu; }
@@ -72,6 +75,8 @@ public:
   QList<CompareView*> compareViews() const;
   /// The graph view of the current tab (the model's, an artifact's, or side A of a comparison).
   GraphView* currentGraphView() const;
+  /// True while the model tab is current (the panels are shown, Debug acts).
+  bool isModelTabActive() const { return m_modelTabActive; }
 
   /// Opens a compare tab of `a` (before) against `b` (after) and starts the diff.
   CompareView* compareArtifacts(const QString& a, const QString& b);
@@ -116,6 +121,14 @@ private:
   void updateActions();
   void updateStatus();
   void applyDefaultDockSizes();
+  /// addPanel's end: default sizes when shown, hidden while an artifact tab is current.
+  void finishAddPanel(QDockWidget* dock);
+  /// Hides the panels when the current tab is not the model's (remembering the dock layout) and
+  /// restores them when it is again; updates the actions that act on the model tab.
+  void onCurrentTabChanged(int index);
+  /// The model tab is hidden while no model was ever opened and other tabs exist (a window
+  /// started on an artifact), so it does not offer an empty graph and empty panels.
+  void updateModelTabVisibility();
   QAction* makeAction(const QString& id, const QString& text, const QKeySequence& shortcut = {});
 
   void onOpenModel();
@@ -134,12 +147,17 @@ private:
   QTabWidget* m_tabs = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_panelsMenu = nullptr;
+  QToolBar* m_debugBar = nullptr; ///< the Debug buttons (hidden off the model tab)
   QActionGroup* m_layoutModeGroup = nullptr;
   QLabel* m_modelLabel = nullptr;
   QLabel* m_stateLabel = nullptr;
   QLabel* m_zoomLabel = nullptr;
   QStringList m_recent;
   bool m_restoredLayout = false; ///< a saved dock layout was restored
+  bool m_modelTabActive = true;
+  bool m_modelRequested = false; ///< a model was opened (or tried) in this window
+  QByteArray m_modelDockLayout;  ///< saveState() when the model tab was left
+  QList<QPointer<QDockWidget>> m_modelDocks;
   /// Panels added without a saved place: sized for their area once the window is shown.
   QList<std::pair<QPointer<QDockWidget>, Qt::DockWidgetArea>> m_defaultDockAreas;
   QString m_lastDirectory;

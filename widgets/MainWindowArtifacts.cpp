@@ -75,6 +75,7 @@ void MainWindow::closeTab(int index) {
   QWidget* w = m_tabs->widget(index);
   m_tabs->removeTab(index);
   w->deleteLater();
+  updateModelTabVisibility();
 }
 
 void MainWindow::openArtifact(const QString& directory) {
@@ -101,6 +102,7 @@ void MainWindow::openArtifact(const QString& directory) {
     view->open(directory);
   }
   m_tabs->setCurrentWidget(view);
+  updateModelTabVisibility();
   updateActions();
 }
 
@@ -111,6 +113,7 @@ CompareView* MainWindow::compareArtifacts(const QString& a, const QString& b) {
   const int index = m_tabs->addTab(view, tr("Compare: %1 ↔ %2").arg(displayName(a), displayName(b)));
   m_tabs->setTabToolTip(index, tr("A (before): %1\nB (after): %2").arg(a, b));
   m_tabs->setCurrentIndex(index);
+  updateModelTabVisibility();
   connect(view, &CompareView::compareFailed, this, [this](const QString& message) {
     statusBar()->showMessage(tr("Compare failed: %1").arg(message), 8000);
   });

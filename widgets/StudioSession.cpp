@@ -1,11 +1,15 @@
 // StudioSession: loading (on a worker thread), tracing with the user's leaf overrides, and the
-// steppable lowering driven from the UI thread. It holds no widgets and draws nothing; the
-// graph layout is the graph view's business (LayoutController), not the session's.
+// steppable lowering driven from the UI thread: single steps, and runs cut into time-boxed
+// slices, each posted as a queued call behind the events the previous one caused (repaints,
+// input), so a 30 000-node run never blocks the event loop for more than a slice and a refresh. It holds no
+// widgets and draws nothing; the graph layout is the graph view's business (LayoutController),
+// not the session's. The interpreter itself is not thread-safe and never leaves the UI thread.
 
 #include "StudioSession.h"
 
 #include "model/Examples.h"
 
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -117,6 +121,7 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   m_breakpoints.clear();
   m_selectedNode.clear();
   m_selectedModule.clear();
+  m_moduleSelected = false;
   m_weightsSource.clear();
   m_weightsReport = CheckpointReport();
   Q_EMIT modelLoaded();
@@ -151,6 +156,7 @@ void StudioSession::retrace() {
 // --- interpreter -----------------------------------------------------------------------------
 
 void StudioSession::resetInterpreter(bool notify) {
+  cancelRun();
   m_lowering.reset();
   m_state = InterpreterState::NotStarted;
   m_failedNode.clear();
@@ -253,27 +259,97 @@ void StudioSession::step() {
   finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
 }
 
+int StudioSession::totalNodes() const {
+  if (!m_lowering) return 0;
+  return m_lowering->direct() ? 1 : static_cast<int>(m_lowering->graph->size());
+}
+
 void StudioSession::continueRun() {
+  if (m_running) return;
   if (!ensureStarted()) return;
-  const int before = m_executed.size();
-  while (stepOnce()) {
-    if (m_breakpoints.contains(currentNode())) break;
-  }
-  finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+  beginRun(QString());
 }
 
 void StudioSession::runToNode(const QString& nodeName) {
   if (!m_model || !m_graph || !m_graph->findNode(nodeName.toStdString())) return;
+  cancelRun(); // a new target replaces the running one
   // A node that already ran is reached again by restarting.
   if (m_state != InterpreterState::NotStarted && m_executed.contains(nodeName)) startInterpreter();
   if (!ensureStarted()) return;
+  beginRun(nodeName);
+}
+
+void StudioSession::beginRun(const QString& target) {
+  m_runTarget = target;
   const int before = m_executed.size();
-  while (currentNode() != nodeName && stepOnce()) {
+  if (runSlice()) {
+    finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+    return;
   }
-  finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
+  m_running = true;
+  const quint64 generation = m_runGeneration;
+  Q_EMIT runningChanged(true);
+  if (!m_executed.isEmpty()) Q_EMIT interpreterStepped(m_executed.constLast());
+  if (m_running && generation == m_runGeneration) scheduleSlice(); // a slot may have ended it
+}
+
+void StudioSession::scheduleSlice() {
+  // A queued call, not a zero timer: it runs after the events already posted (the repaints the
+  // last slice caused), once per event-loop turn. A stale call (the run ended) does nothing.
+  const quint64 generation = m_runGeneration;
+  QMetaObject::invokeMethod(
+      this,
+      [this, generation] {
+        if (m_running && generation == m_runGeneration) onRunSlice();
+      },
+      Qt::QueuedConnection);
+}
+
+bool StudioSession::runSlice() {
+  QElapsedTimer clock;
+  clock.start();
+  for (;;) {
+    if (!m_runTarget.isEmpty() && currentNode() == m_runTarget) return true;
+    if (!stepOnce()) return true; // the end, or an error (state Finished / Failed)
+    if (m_runTarget.isEmpty() && !m_breakpoints.isEmpty() && m_breakpoints.contains(currentNode()))
+      return true;
+    if (clock.elapsed() >= m_sliceBudgetMs) return false;
+  }
+}
+
+void StudioSession::onRunSlice() {
+  const int before = m_executed.size();
+  const bool over = runSlice();
+  const QString last = m_executed.size() > before ? m_executed.constLast() : QString();
+  if (!over) {
+    const quint64 generation = m_runGeneration;
+    if (!last.isEmpty()) Q_EMIT interpreterStepped(last);
+    if (m_running && generation == m_runGeneration) scheduleSlice(); // a slot may have ended it
+    return;
+  }
+  m_running = false;
+  ++m_runGeneration;
+  finishStep(last);
+  Q_EMIT runningChanged(false);
+}
+
+void StudioSession::interruptRun() {
+  // Panels already show every executed node (they refresh at each slice's end).
+  cancelRun();
+}
+
+void StudioSession::cancelRun() {
+  if (!m_running) return;
+  m_running = false;
+  ++m_runGeneration; // the queued slice is dropped
+  Q_EMIT runningChanged(false);
 }
 
 void StudioSession::stopInterpreter() {
+  if (m_running) {
+    interruptRun();
+    return;
+  }
   resetInterpreter(true);
 }
 
@@ -327,9 +403,17 @@ void StudioSession::selectNode(const QString& nodeName) {
 }
 
 void StudioSession::selectModule(const QString& modulePath) {
-  if (modulePath == m_selectedModule) return;
+  if (m_moduleSelected && modulePath == m_selectedModule) return;
   m_selectedModule = modulePath;
+  m_moduleSelected = true;
   Q_EMIT moduleSelectionChanged(modulePath);
+}
+
+void StudioSession::clearModuleSelection() {
+  if (!m_moduleSelected) return;
+  m_selectedModule.clear();
+  m_moduleSelected = false;
+  Q_EMIT moduleSelectionChanged(QString());
 }
 
 } // namespace lattice::studio

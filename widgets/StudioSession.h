@@ -5,8 +5,9 @@
 /// signals. Panels never talk to each other: they observe the session and call its slots.
 ///
 /// Threading: openModel() loads and traces on a worker thread (QtConcurrent); everything else
-/// runs on the UI thread (tracing a loaded model and stepping are fast). Accessors return
-/// nullptr while nothing is loaded.
+/// runs on the UI thread. Stepping one node is fast; a long run (continueRun, runToNode) runs in
+/// slices of about runSliceBudget() ms, one per event-loop turn, so the window stays responsive
+/// and the panels refresh once per slice. Accessors return nullptr while nothing is loaded.
 
 #include "artifact/Lowering.h"
 #include "model/Checkpoint.h"
@@ -62,14 +63,24 @@ public:
   /// The next node to execute; empty when not started or finished. On the direct path (a root
   /// module with its own lowering, no graph) it is the direct lowering's name until it ran.
   QString currentNode() const;
-  /// Names of the nodes executed since the interpreter started, in execution order. Batch runs
-  /// (continueRun, runToNode) emit interpreterStepped once, for the last node: panels listing
-  /// executed nodes append what this list holds beyond their rows.
+  /// Names of the nodes executed since the interpreter started, in execution order. Runs
+  /// (continueRun, runToNode) emit interpreterStepped once per slice, for the slice's last node:
+  /// panels listing executed nodes append what this list holds beyond their rows.
   const QStringList& executedNodes() const { return m_executed; }
   /// The node that failed and the message (state Failed).
   QString failedNode() const { return m_failedNode; }
   QString lastError() const { return m_lastError; }
   const QSet<QString>& breakpoints() const { return m_breakpoints; }
+  /// Nodes the interpreter runs in all (the lowering graph's size, 1 on the direct path); 0
+  /// before start.
+  int totalNodes() const;
+
+  /// True while continueRun / runToNode goes on from the event loop (between slices).
+  bool isRunning() const { return m_running; }
+  /// Wall-clock budget of one run slice in ms (default 15). A slice executes at least one node
+  /// and then stops stepping once the budget is spent; 0 makes every slice one node (tests).
+  int runSliceBudget() const { return m_sliceBudgetMs; }
+  void setRunSliceBudget(int ms) { m_sliceBudgetMs = ms < 0 ? 0 : ms; }
 
   // --- weights (File ▸ Load Weights…, issue #7) and exports ----------------------------------
 
@@ -100,8 +111,10 @@ public:
 
   /// The selected FX node name (empty for none).
   QString selectedNode() const { return m_selectedNode; }
-  /// The selected module path (empty for none).
+  /// The selected module path: "" for the root module or for none (see hasModuleSelection).
   QString selectedModule() const { return m_selectedModule; }
+  /// True when a module (possibly the root) is selected.
+  bool hasModuleSelection() const { return m_moduleSelected; }
 
 public Q_SLOTS:
   /// Loads `reference` (path or example:NAME) and traces it in the background. A newer call
@@ -117,15 +130,26 @@ public Q_SLOTS:
   /// Executes one node; emits interpreterStepped / interpreterFinished / interpreterFailed.
   void step();
   /// Runs until a breakpoint node becomes current (after at least one step), the end, or an error.
+  /// The first slice runs at once; when it does not end the run, the rest runs a slice per
+  /// event-loop turn (runningChanged(true), interpreterStepped per slice, runningChanged(false)
+  /// after the final interpreterStepped / interpreterFinished / interpreterFailed).
   void continueRun();
-  /// Runs until `nodeName` is the current node (not executed).
+  /// Runs until `nodeName` is the current node (not executed), in slices as continueRun does.
   void runToNode(const QString& nodeName);
-  /// Drops the interpreter state (state NotStarted); emits interpreterReset.
+  /// Ends a run at the current slice boundary: the interpreter stays paused before the next
+  /// node (the panels already show the last slice) and runningChanged(false) is emitted.
+  /// Nothing when no run is going on.
+  void interruptRun();
+  /// While a run goes on: interruptRun(). Otherwise drops the interpreter state (state
+  /// NotStarted) and emits interpreterReset.
   void stopInterpreter();
   void toggleBreakpoint(const QString& nodeName);
 
   void selectNode(const QString& nodeName);
+  /// Selects the module at `modulePath`; "" is the root module.
   void selectModule(const QString& modulePath);
+  /// No module selected (selectedModule() is then "" and hasModuleSelection() false).
+  void clearModuleSelection();
 
 Q_SIGNALS:
   void modelLoadStarted(const QString& reference);
@@ -143,7 +167,11 @@ Q_SIGNALS:
   void interpreterFinished();
   void interpreterFailed(const QString& nodeName, const QString& message);
   void breakpointsChanged();
+  /// A run (continueRun / runToNode) went on beyond its first slice (true), or ended (false).
+  void runningChanged(bool running);
   void selectionChanged(const QString& nodeName);
+  /// The module selection changed: `modulePath` is "" both for the root and for none (check
+  /// hasModuleSelection()).
   void moduleSelectionChanged(const QString& modulePath);
   /// applyWeights replaced the model's tensors with those of `source`.
   void weightsLoaded(const QString& source);
@@ -162,6 +190,17 @@ private:
   bool stepOnce();
   void fail(const QString& nodeName, const QString& message);
   void finishStep(const QString& executed);
+  /// Runs the first slice of a run towards `target` (empty: breakpoints and the end) and, when
+  /// the run is not over, schedules the rest.
+  void beginRun(const QString& target);
+  /// Executes nodes until the run is over or the slice budget is spent; true when over.
+  bool runSlice();
+  /// Posts the next slice behind the pending events.
+  void scheduleSlice();
+  /// A posted slice: runSlice, then the per-slice or final signals.
+  void onRunSlice();
+  /// Ends the run (runningChanged(false)) without other signals; resets and restarts call it.
+  void cancelRun();
 
   QString m_reference;
   std::unique_ptr<Model> m_model;
@@ -178,8 +217,14 @@ private:
   QSet<QString> m_breakpoints;
   QStringList m_executed;
 
+  bool m_running = false;
+  quint64 m_runGeneration = 0; ///< bumped when a run ends: its queued slice is dropped
+  QString m_runTarget;         ///< runToNode's node; empty for continueRun
+  int m_sliceBudgetMs = 15;
+
   QString m_selectedNode;
   QString m_selectedModule;
+  bool m_moduleSelected = false;
 
   QString m_weightsSource;
   CheckpointReport m_weightsReport;

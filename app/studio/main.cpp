@@ -3,7 +3,8 @@
 // .mlir file; `--compare A B` opens two artifacts side by side; `--step N` steps the interpreter
 // N nodes once a model is loaded; `--screenshot FILE.png` waits for the graph layout(s), renders
 // the main window into the PNG and exits (0, or 1 with a message when loading, tracing or
-// writing fails).
+// writing fails). A comparison's screenshot shows it at work: the first weight difference is
+// selected (its details and Δ histogram) and both graphs are shown at 100% around its op.
 
 #include "MainWindow.h"
 #include "StudioSession.h"
@@ -11,6 +12,8 @@
 #include "artifact/ArtifactView.h"
 #include "artifact/CompareArtifactsDialog.h"
 #include "artifact/CompareView.h"
+#include "artifact/DiffListModel.h"
+#include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "panels/Panels.h"
 
@@ -20,6 +23,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 using lattice::studio::ArtifactGraphView;
@@ -34,6 +38,30 @@ namespace {
 void fail(const QString& message) {
   std::fprintf(stderr, "lattice-studio: %s\n", qPrintable(message));
   QCoreApplication::exit(1);
+}
+
+/// For a comparison's screenshot: selects the first weight difference (else the first op
+/// difference), shows side A at 100% around the selected op (side B follows) and calls `done`
+/// once the Δ histogram is painted (or at once when there is none).
+void stageComparison(CompareView* view, const std::function<void()>& done) {
+  using lattice::studio::DiffListModel;
+  const DiffListModel* list = view->differences();
+  int row = -1;
+  for (int r = 0; r < list->rowCount() && row < 0; ++r)
+    if (list->rows()[r].kind == DiffListModel::Kind::Weight) row = r;
+  if (row < 0 && list->rowCount() > 0) row = 0;
+  if (row < 0) {
+    done();
+    return;
+  }
+  view->selectDifference(row); // a weight selects the op that stores it on both sides
+  const int node = view->graphA()->selectedNode();
+  view->graphA()->view()->setZoom(1.0);
+  if (node >= 0) view->graphA()->centerOnNode(node);
+  if (view->isHistogramRunning())
+    QObject::connect(view, &CompareView::histogramUpdated, view, done, Qt::SingleShotConnection);
+  else
+    done();
 }
 
 } // namespace
@@ -113,10 +141,12 @@ int main(int argc, char** argv) {
 
   // The artifact graphs a screenshot waits for (none: the model graph).
   QList<ArtifactGraphView*> artifactGraphs;
+  CompareView* compareView = nullptr;
   const bool artifactArgument =
       !comparing && positional.size() == 1 && CompareArtifactsDialog::isArtifactPath(positional.front());
   if (comparing) {
     CompareView* view = window.compareArtifacts(positional[0], positional[1]);
+    compareView = view;
     artifactGraphs << view->graphA() << view->graphB();
     QObject::connect(view, &CompareView::compareFailed, &app, [](const QString& m) { fail(m); });
   } else if (artifactArgument) {
@@ -142,8 +172,12 @@ int main(int argc, char** argv) {
   if (!screenshotPath.isEmpty() && !artifactGraphs.isEmpty()) {
     auto pending = std::make_shared<int>(artifactGraphs.size());
     for (ArtifactGraphView* g : std::as_const(artifactGraphs)) {
-      QObject::connect(g, &ArtifactGraphView::layoutFinished, &app, [pending, grabAndExit] {
-        if (--*pending == 0) grabAndExit();
+      QObject::connect(g, &ArtifactGraphView::layoutFinished, &app, [pending, grabAndExit, compareView] {
+        if (--*pending != 0) return;
+        if (compareView)
+          stageComparison(compareView, grabAndExit); // the graphs are laid out after the diff
+        else
+          grabAndExit();
       });
       QObject::connect(g, &ArtifactGraphView::layoutFailed, &app, [](const QString& m) { fail(m); });
     }

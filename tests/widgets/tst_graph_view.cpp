@@ -247,7 +247,7 @@ void TestGraphView::largeGraphStartsCollapsedAndExpandsOnDemand() {
   f.session.selectModule(QStringLiteral("blocks.599"));
   QVERIFY(scene->groupItem(QStringLiteral("blocks.599"))->isSelected());
   // Selecting the box selects the module.
-  f.session.selectModule(QString());
+  f.session.clearModuleSelection();
   scene->clearSelection();
   scene->groupItem(QStringLiteral("blocks.599"))->setSelected(true);
   QCOMPARE(f.session.selectedModule(), QStringLiteral("blocks.599"));

@@ -1,11 +1,14 @@
 // Export dialog: driven programmatically (fields, startExport, QSignalSpy), it writes each
-// conformance archive's expected.lattice byte for byte into a temporary directory; edited
+// conformance archive's expected.lattice byte for byte into a temporary directory, and for the
+// built-in examples exactly what saveLatticeModelArtifact (`lattice-cli lower`) writes; edited
 // options reach the artifact (output names and batch size, checked against the expected text
 // with those two values replaced by hand); a cancelled export leaves the previous artifact
 // untouched and no temporary directory behind; options persist per model in QSettings; the
 // input ABI table validates its edits.
 
 #include "StudioSession.h"
+#include "artifact/Lowering.h"
+#include "model/Examples.h"
 #include "panels/ExportDialog.h"
 #include "panels/ExportJob.h"
 #include "panels/InputSpecModel.h"
@@ -65,6 +68,8 @@ private Q_SLOTS:
   void init();
   void exportsExpectedArtifact_data();
   void exportsExpectedArtifact();
+  void exportsLikeTheCli_data();
+  void exportsLikeTheCli();
   void editedOptionsReachTheArtifact();
   void cancelKeepsPreviousArtifact();
   void optionsPersistPerModel();
@@ -126,6 +131,36 @@ void TestPanelsExport::exportsExpectedArtifact() {
   button->click();
   QCOMPARE(open.count(), 1);
   QCOMPARE(open.front().front().toString(), target);
+}
+
+void TestPanelsExport::exportsLikeTheCli_data() {
+  QTest::addColumn<QString>("reference");
+  QTest::newRow("sparse_resunet42") << QStringLiteral("example:sparse_resunet42");
+  QTest::newRow("sparse_resnet21d") << QStringLiteral("example:sparse_resnet21d");
+}
+
+void TestPanelsExport::exportsLikeTheCli() {
+  QFETCH(QString, reference);
+  QTemporaryDir out;
+  QVERIFY(out.isValid());
+  StudioSession session;
+  QVERIFY(openAndWait(session, reference));
+  ExportDialog dialog(&session);
+  const QString target = out.filePath(QStringLiteral("dialog.lattice"));
+  dialog.setTargetDirectory(target);
+  QVERIFY(exportAndWait(dialog));
+
+  // What `lattice-cli lower REFERENCE -o cli.lattice` does: a fresh model, default options.
+  lattice::Expected<lattice::Model> model = lattice::loadModel(reference.toStdString());
+  QVERIFY(model.ok());
+  const QString cli = out.filePath(QStringLiteral("cli.lattice"));
+  QVERIFY(lattice::saveLatticeModelArtifact(*model, cli.toStdString()).ok());
+  const QByteArray mlir = readAll(target + QStringLiteral("/graph.mlir"));
+  QVERIFY(mlir.startsWith("module"));
+  QCOMPARE(mlir, readAll(cli + QStringLiteral("/graph.mlir")));
+  const QByteArray weights = readAll(target + QStringLiteral("/weights.safetensors"));
+  QVERIFY(weights.size() > 1'000'000);
+  QVERIFY(weights == readAll(cli + QStringLiteral("/weights.safetensors")));
 }
 
 void TestPanelsExport::editedOptionsReachTheArtifact() {

@@ -1,7 +1,11 @@
 // Inspector: the module and node sections for the sparse_classifier conformance archive,
 // checked against its model.json (stem: Conv3d with in_channels 3, out_channels 4, weight F32
 // [1, 3, 4] = 48 bytes, bias F32 [4] = 16 bytes, buffer kernel_positions I32 [1, 3] = 12 bytes)
-// and its expected graph.mlir (what `stem` emits: two weights and a conv3d named %stem).
+// and its expected graph.mlir (what `stem` emits: two weights and a conv3d named %stem). The root
+// module's totals are summed by hand from model.json: 7 modules; parameters stem.weight [1, 3, 4]
+// 48 + stem.bias 16 + norm.weight 16 + norm.bias 16 + head.weight [2, 4] 32 + head.bias 8 = 6
+// tensors, 136 bytes; buffers kernel_positions I32 [1, 3] 12 + running_mean 16 + running_var 16
+// + num_batches_tracked I64 [] 8 = 4 tensors, 52 bytes.
 
 #include "StudioSession.h"
 #include "panels/InspectorModel.h"
@@ -46,6 +50,7 @@ class TestPanelsInspector : public QObject {
 
 private Q_SLOTS:
   void moduleAttributesParametersBuffers();
+  void rootModuleSection();
   void nodeSection();
   void nodeValueAndEmittedOpsAfterStepping();
   void sectionsFollowTheLatestSelection();
@@ -103,6 +108,36 @@ void TestPanelsInspector::moduleAttributesParametersBuffers() {
   QCOMPARE(model.index(0, 0, attributes).data().toString(), QStringLiteral("in_channels"));
   QCOMPARE(model.index(0, InspectorModel::ValueColumn, attributes).data().toString(), QStringLiteral("3"));
   QCOMPARE(model.parent(model.index(0, 0, attributes)), attributes);
+}
+
+void TestPanelsInspector::rootModuleSection() {
+  StudioSession session;
+  InspectorModel model(&session);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QVERIFY(openAndWait(session, classifier()));
+  QVERIFY(!model.showsModule());
+  session.selectModule(QString()); // "" is the root's path
+  QVERIFY(session.hasModuleSelection());
+  const Property* module = model.moduleSection();
+  QVERIFY(module);
+  QCOMPARE(module->value, QStringLiteral("(root)"));
+  QCOMPARE(module->child(QStringLiteral("Type"))->value, QStringLiteral("examples.e2e.SparseClassifier"));
+  QCOMPARE(module->child(QStringLiteral("Leaf"))->value, QStringLiteral("root (always traced)"));
+  QCOMPARE(module->child(QStringLiteral("Children"))->value, QStringLiteral("6"));
+  QCOMPARE(module->child(QStringLiteral("Parameters"))->value, QStringLiteral("0"));
+  const Property* totals = module->child(QStringLiteral("Model"));
+  QVERIFY(totals);
+  QCOMPARE(totals->value, QStringLiteral("7 modules"));
+  QCOMPARE(totals->child(QStringLiteral("All parameters"))->value, QStringLiteral("6 tensors"));
+  QCOMPARE(totals->child(QStringLiteral("All parameters"))->bytes, QStringLiteral("136"));
+  QCOMPARE(totals->child(QStringLiteral("All buffers"))->value, QStringLiteral("4 tensors"));
+  QCOMPARE(totals->child(QStringLiteral("All buffers"))->bytes, QStringLiteral("52"));
+  // Another module has no totals; clearing the selection empties the inspector.
+  session.selectModule(QStringLiteral("head"));
+  QVERIFY(!model.moduleSection()->child(QStringLiteral("Model")));
+  session.clearModuleSelection();
+  QVERIFY(!model.showsModule());
+  QCOMPARE(model.rowCount(), 0);
 }
 
 void TestPanelsInspector::nodeSection() {

@@ -48,6 +48,7 @@ private Q_SLOTS:
   void leafCheckboxRetraces();
   void forcedExpandOfLoweredLeafFailsTrace();
   void selectionBothWays();
+  void rootRowIsSelectable();
   void modelResetsOnNewModel();
 };
 
@@ -169,6 +170,42 @@ void TestPanelsModuleTree::selectionBothWays() {
   QCOMPARE(panel.view()->currentIndex().data(ModuleTreeModel::PathRole).toString(),
            QStringLiteral("blocks.0.1"));
   QCOMPARE(session.selectedModule(), QStringLiteral("blocks.0.1"));
+}
+
+void TestPanelsModuleTree::rootRowIsSelectable() {
+  StudioSession session;
+  ModuleTreePanel panel(&session);
+  QAbstractItemModelTester tester(panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:3")));
+  panel.resize(400, 400);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  QVERIFY(!session.hasModuleSelection());
+  QSignalSpy moduleSelected(&session, &StudioSession::moduleSelectionChanged);
+
+  // Clicking the top row selects the root module (its path is "").
+  QTreeView* view = panel.view();
+  const QModelIndex root = panel.model()->index(0, ModuleTreeModel::NameColumn);
+  QCOMPARE(root.data().toString(), QStringLiteral("(root)"));
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(root).center());
+  QVERIFY(session.hasModuleSelection());
+  QCOMPARE(session.selectedModule(), QString());
+  QCOMPARE(moduleSelected.count(), 1);
+
+  // Selected elsewhere (a node in the graph), a second click on the same row shows it again.
+  session.selectNode(QStringLiteral("blocks_0_0"));
+  moduleSelected.clear();
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(root).center());
+  QVERIFY(session.hasModuleSelection());
+  QVERIFY(!moduleSelected.isEmpty());
+  QCOMPARE(moduleSelected.back().front().toString(), QString());
+
+  // Clearing the session's module selection clears the view's.
+  session.clearModuleSelection();
+  QVERIFY(!session.hasModuleSelection());
+  QVERIFY(view->selectionModel()->selectedRows().isEmpty());
+  session.selectModule(QString());
+  QCOMPARE(view->currentIndex().siblingAtColumn(0), root);
 }
 
 void TestPanelsModuleTree::modelResetsOnNewModel() {

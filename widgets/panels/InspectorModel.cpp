@@ -15,6 +15,9 @@
 #include "trace/Tracer.h"
 
 #include <QFont>
+#include <QSet>
+
+#include <algorithm>
 
 namespace lattice::studio {
 
@@ -192,6 +195,27 @@ Property describeModule(const ModuleInfo& module, const QString& leafText) {
   return root;
 }
 
+Property describeModelTotals(const Model& model) {
+  Property totals(QStringLiteral("Model"), QStringLiteral("%1 modules").arg(model.modules().size()));
+  // Tensors shared by several slots (tied weights) count once, by key.
+  for (int section = 0; section < 2; ++section) {
+    QSet<QString> keys;
+    qulonglong bytes = 0;
+    for (const ModuleInfo& module : model.modules())
+      for (const auto& slot : section == 0 ? module.parameters : module.buffers) {
+        if (!slot.second || keys.contains(qs(slot.second->key))) continue;
+        keys.insert(qs(slot.second->key));
+        const int64_t numel = shapeNumel(slot.second->shape);
+        if (numel > 0) bytes += static_cast<qulonglong>(numel) * dtypeSize(slot.second->dtype);
+      }
+    Property row(section == 0 ? QStringLiteral("All parameters") : QStringLiteral("All buffers"),
+                 QStringLiteral("%1 tensors").arg(keys.size()));
+    row.bytes = QString::number(bytes);
+    totals.children.push_back(std::move(row));
+  }
+  return totals;
+}
+
 // --- InspectorModel -----------------------------------------------------------------------------
 
 InspectorModel::InspectorModel(StudioSession* session, QObject* parent)
@@ -199,42 +223,58 @@ InspectorModel::InspectorModel(StudioSession* session, QObject* parent)
   connect(session, &StudioSession::selectionChanged, this, &InspectorModel::onNodeSelected);
   connect(session, &StudioSession::moduleSelectionChanged, this, &InspectorModel::onModuleSelected);
   connect(session, &StudioSession::interpreterStepped, this, &InspectorModel::onStepped);
+  connect(session, &StudioSession::interpreterFailed, this, &InspectorModel::onStepped);
   connect(session, &StudioSession::interpreterReset, this, &InspectorModel::rebuild);
   connect(session, &StudioSession::interpreterFinished, this, &InspectorModel::rebuild);
   connect(session, &StudioSession::graphChanged, this, &InspectorModel::rebuild);
   connect(session, &StudioSession::modelLoaded, this, [this] {
     m_modulePath.clear();
+    m_showModule = false;
     m_showNode = false;
     rebuild();
   });
   m_showNode = !session->selectedNode().isEmpty();
   m_modulePath = session->selectedModule();
+  m_showModule = session->hasModuleSelection();
   rebuild();
 }
 
 void InspectorModel::onNodeSelected(const QString& node) {
   m_showNode = !node.isEmpty();
   m_modulePath.clear();
+  m_showModule = false;
   if (const fx::Graph* graph = m_session->graph(); graph && m_showNode) {
     const fx::Node* n = graph->findNode(node.toStdString());
-    if (n && n->op() == fx::Op::CallModule) m_modulePath = qs(n->target());
+    if (n && n->op() == fx::Op::CallModule) {
+      m_modulePath = qs(n->target());
+      m_showModule = true;
+    }
   }
   rebuild();
 }
 
 void InspectorModel::onModuleSelected(const QString& path) {
   m_modulePath = path;
+  m_showModule = m_session->hasModuleSelection();
   // The node stays only when it is the call of that module.
   const fx::Graph* graph = m_session->graph();
   const fx::Node* n = graph ? graph->findNode(m_session->selectedNode().toStdString()) : nullptr;
-  m_showNode = n && n->op() == fx::Op::CallModule && qs(n->target()) == path;
+  m_showNode = m_showModule && n && n->op() == fx::Op::CallModule && qs(n->target()) == path;
   rebuild();
 }
 
-void InspectorModel::onStepped(const QString& node) {
-  // A batch run emits once, for its last node: any executed node may have been the shown one.
-  if (m_showNode) rebuild();
-  Q_UNUSED(node);
+void InspectorModel::onStepped() {
+  // A run signals once per slice: rebuild only when the shown node ran in it, or failed (the
+  // value and the emitted lines are all that stepping changes here).
+  const QStringList& executed = m_session->executedNodes();
+  const int seen = std::min<int>(m_executedSeen, executed.size());
+  m_executedSeen = executed.size();
+  if (!m_showNode) return;
+  const QString& shown = m_session->selectedNode();
+  bool ran = m_session->failedNode() == shown;
+  for (int i = executed.size() - 1; i >= seen && !ran; --i)
+    ran = executed[i] == shown;
+  if (ran) rebuild();
 }
 
 std::unique_ptr<InspectorModel::Item> InspectorModel::makeItem(const Property& property, Item* parent,
@@ -250,6 +290,7 @@ std::unique_ptr<InspectorModel::Item> InspectorModel::makeItem(const Property& p
 }
 
 void InspectorModel::rebuild() {
+  m_executedSeen = m_session->executedNodes().size();
   beginResetModel();
   m_root = std::make_unique<Item>();
   m_sections.clear();
@@ -270,13 +311,15 @@ void InspectorModel::rebuild() {
       m_sections.push_back(describeNode(*node, value, builder));
     }
   }
-  if (model && !m_modulePath.isEmpty()) {
+  if (model && m_showModule) {
     if (const ModuleInfo* module = model->module(m_modulePath.toStdString())) {
       const bool leaf = m_session->tracer().isLeaf(*module);
       const bool overridden = m_session->tracer().leafOverrides().count(module->path) > 0;
       QString leafText = leaf ? QStringLiteral("leaf") : QStringLiteral("inlined");
       if (overridden) leafText += QStringLiteral(" (override)");
+      if (module->path.empty()) leafText = QStringLiteral("root (always traced)");
       m_sections.push_back(describeModule(*module, leafText));
+      if (module->path.empty()) m_sections.back().children.push_back(describeModelTotals(*model));
     }
   }
   for (std::size_t i = 0; i < m_sections.size(); ++i)

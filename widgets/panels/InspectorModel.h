@@ -48,6 +48,9 @@ Property describeNode(const fx::Node& node, const fx::Value* value,
 /// Rows describing `module`: Path, Type, Bases, Training, Leaf (`leafText`), Lowering,
 /// Attributes, Parameters, Buffers (dtype, shape, bytes), Children.
 Property describeModule(const ModuleInfo& module, const QString& leafText);
+/// The whole model's totals, for the root module: "Model" with the module count and every
+/// parameter and buffer of the tree (tensor count and bytes).
+Property describeModelTotals(const Model& model);
 
 class InspectorModel : public QAbstractItemModel {
   Q_OBJECT
@@ -62,8 +65,11 @@ public:
   const Property* nodeSection() const;
   /// The module section ("Module 'path'") or nullptr.
   const Property* moduleSection() const;
-  /// The module path shown (a selected module, or the target of a selected call_module node).
+  /// The module path shown (a selected module, or the target of a selected call_module node);
+  /// "" for the root or none (see showsModule).
   QString shownModule() const { return m_modulePath; }
+  /// True when a module section is shown (possibly the root's).
+  bool showsModule() const { return moduleSection() != nullptr; }
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
   QModelIndex parent(const QModelIndex& child) const override;
@@ -85,12 +91,14 @@ private:
 
   void onNodeSelected(const QString& node);
   void onModuleSelected(const QString& path);
-  void onStepped(const QString& node);
+  void onStepped();
   void rebuild();
 
   StudioSession* m_session;
-  QString m_modulePath;
+  QString m_modulePath; ///< "" is the root (when m_showModule)
+  bool m_showModule = false;
   bool m_showNode = false;
+  int m_executedSeen = 0;           ///< executedNodes() looked at by the last rebuild / step
   std::vector<Property> m_sections; ///< the node and/or module section shown
   std::unique_ptr<Item> m_root;
 };

@@ -93,6 +93,12 @@ InterpreterPanel::InterpreterPanel(StudioSession* session, QWidget* parent)
   });
   connect(session, &StudioSession::selectionChanged, this, &InterpreterPanel::followSelection);
   connect(m_values, &QAbstractItemModel::rowsInserted, this, &InterpreterPanel::scrollToCurrent);
+  // The diagnostics list shows only when there is something in it.
+  auto showDiagnostics = [this] { m_diagnosticsView->setVisible(m_diagnostics->rowCount() > 0); };
+  connect(m_diagnostics, &QAbstractItemModel::rowsInserted, this, showDiagnostics);
+  connect(m_diagnostics, &QAbstractItemModel::rowsRemoved, this, showDiagnostics);
+  connect(m_diagnostics, &QAbstractItemModel::modelReset, this, showDiagnostics);
+  showDiagnostics();
 
   for (auto signal : {&StudioSession::interpreterReset, &StudioSession::interpreterFinished,
                       &StudioSession::modelLoaded, &StudioSession::graphChanged})
@@ -101,6 +107,7 @@ InterpreterPanel::InterpreterPanel(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::interpreterFailed, this, &InterpreterPanel::updateState);
   connect(session, &StudioSession::traceFailed, this, &InterpreterPanel::updateState);
   connect(session, &StudioSession::selectionChanged, this, &InterpreterPanel::updateState);
+  connect(session, &StudioSession::runningChanged, this, &InterpreterPanel::updateState);
   updateState();
 }
 
@@ -122,15 +129,19 @@ void InterpreterPanel::updateState() {
   using State = StudioSession::InterpreterState;
   const bool hasGraph = m_session->graph() != nullptr;
   const State state = m_session->interpreterState();
-  const bool canRun = hasGraph && (state == State::NotStarted || state == State::Paused);
+  const bool running = m_session->isRunning();
+  const bool canRun = hasGraph && !running && (state == State::NotStarted || state == State::Paused);
   const bool hasSelection = !m_session->selectedNode().isEmpty();
   action(QStringLiteral("start"))->setEnabled(m_session->model() != nullptr);
   action(QStringLiteral("start"))
       ->setText(state == State::NotStarted ? QStringLiteral("Start") : QStringLiteral("Restart"));
   action(QStringLiteral("step"))->setEnabled(canRun);
   action(QStringLiteral("continue"))->setEnabled(canRun);
-  action(QStringLiteral("runToSelected"))->setEnabled(hasGraph && hasSelection);
+  action(QStringLiteral("runToSelected"))->setEnabled(hasGraph && hasSelection && !running);
   action(QStringLiteral("stop"))->setEnabled(state != State::NotStarted);
+  action(QStringLiteral("stop"))
+      ->setToolTip(running ? QStringLiteral("interrupt the run (the interpreter stays paused)")
+                           : QStringLiteral("drop the interpreter state"));
   action(QStringLiteral("breakpoint"))->setEnabled(hasSelection);
 
   const int executed = m_session->executedNodes().size();
@@ -140,7 +151,10 @@ void InterpreterPanel::updateState() {
     text = QStringLiteral("not started");
     break;
   case State::Paused:
-    text = QStringLiteral("paused before '%1' (%2 executed)").arg(m_session->currentNode()).arg(executed);
+    text =
+        running
+            ? QStringLiteral("running… %1 of %2 nodes executed").arg(executed).arg(m_session->totalNodes())
+            : QStringLiteral("paused before '%1' (%2 executed)").arg(m_session->currentNode()).arg(executed);
     break;
   case State::Finished:
     text = QStringLiteral("finished (%1 executed)").arg(executed);

@@ -74,6 +74,10 @@ MlirPanel::MlirPanel(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::interpreterStepped, this, &MlirPanel::sync);
   connect(session, &StudioSession::interpreterFinished, this, &MlirPanel::sync);
   connect(session, &StudioSession::interpreterFailed, this, &MlirPanel::sync);
+  // An interrupted run ends without a step signal: catch up on what a hidden panel skipped.
+  connect(session, &StudioSession::runningChanged, this, [this](bool running) {
+    if (!running && m_pending) sync();
+  });
   connect(session, &StudioSession::selectionChanged, this, [this] {
     m_selectedLines = linesOf(m_session->selectedNode());
     updateHighlights(!m_clicking);
@@ -91,6 +95,7 @@ QString MlirPanel::text() const {
 }
 
 void MlirPanel::rebuild() {
+  m_pending = false;
   const TorchLatticeArtifactBuilder* b = builder();
   m_complete = false;
   m_arguments = m_ops = 0;
@@ -114,6 +119,13 @@ void MlirPanel::rebuild() {
 }
 
 void MlirPanel::sync() {
+  // During a run a hidden panel (a dock tab behind another) skips the per-slice appends, the
+  // run's main refresh cost, and catches up when shown or when the run ends.
+  if (m_session->isRunning() && !isVisible()) {
+    m_pending = true;
+    return;
+  }
+  m_pending = false;
   const TorchLatticeArtifactBuilder* b = builder();
   if (!b || !m_hasText) {
     rebuild();
@@ -282,6 +294,11 @@ void MlirPanel::selectNodeAtLine(int line) {
   m_clicking = true;
   m_session->selectNode(node);
   m_clicking = false;
+}
+
+void MlirPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (m_pending) sync();
 }
 
 bool MlirPanel::eventFilter(QObject* watched, QEvent* event) {

@@ -5,7 +5,8 @@
 /// header's output names, the result type and the `return` are patched in, so the text then equals
 /// graph.mlir byte for byte. The lines the selected node emitted are highlighted (the builder's
 /// provenance), the last executed node's lines are tinted, and clicking a line selects the node
-/// that emitted it.
+/// that emitted it. During a run the text grows once per slice; a hidden panel catches up when
+/// shown or when the run ends.
 
 #include <QList>
 #include <QWidget>
@@ -41,6 +42,7 @@ public Q_SLOTS:
 
 protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
 private:
   const TorchLatticeArtifactBuilder* builder() const;
@@ -61,6 +63,7 @@ private:
   std::size_t m_ops = 0;       ///< ops in the shown text
   bool m_complete = false;     ///< the text is the full graph.mlir
   bool m_hasText = false;
+  bool m_pending = false;   ///< steps skipped while hidden during a run
   int m_executedSeen = 0;   ///< executedNodes() already looked at for the selected node
   bool m_clicking = false;  ///< a click selects: do not scroll away from it
   bool m_followTail = true; ///< keep the newest line in view after appends

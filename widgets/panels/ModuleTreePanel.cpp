@@ -7,8 +7,10 @@
 #include "model/Model.h"
 #include "panels/ModuleTreeModel.h"
 
+#include <QEvent>
 #include <QHeaderView>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -26,22 +28,61 @@ ModuleTreePanel::ModuleTreePanel(StudioSession* session, QWidget* parent)
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->header()->setStretchLastSection(false);
   m_view->header()->setSectionResizeMode(ModuleTreeModel::NameColumn, QHeaderView::Interactive);
-  m_view->header()->resizeSection(ModuleTreeModel::NameColumn, 140);
-  m_view->header()->resizeSection(ModuleTreeModel::TypeColumn, 110);
+  m_view->header()->resizeSection(ModuleTreeModel::NameColumn, 112);
+  m_view->header()->resizeSection(ModuleTreeModel::TypeColumn, 120);
+  m_view->header()->resizeSection(ModuleTreeModel::LeafColumn, 72);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_view);
 
-  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) { onCurrentChanged(current); });
+  // The selection, not the current index: a view that gets focus makes its first row (the
+  // root) current without the user choosing it.
+  connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    if (!rows.isEmpty()) onCurrentChanged(rows.front());
+  });
+  // A click on the row that is already current (its module since replaced in the inspector by a
+  // node selected elsewhere) shows the module again.
+  m_view->viewport()->installEventFilter(this);
+  connect(m_view, &QAbstractItemView::clicked, this, [this](const QModelIndex& index) {
+    if (!m_pressOnSelected) return;
+    m_pressOnSelected = false;
+    const QString path = index.data(ModuleTreeModel::PathRole).toString();
+    m_session->clearModuleSelection();
+    m_session->selectModule(path);
+  });
   connect(m_view, &QWidget::customContextMenuRequested, this, &ModuleTreePanel::onContextMenu);
   connect(session, &StudioSession::moduleSelectionChanged, this, &ModuleTreePanel::onSessionModuleSelected);
   connect(m_model, &QAbstractItemModel::modelReset, this, [this] {
-    m_view->expandToDepth(0); // the root and its children
+    expandTopLevels();
     onSessionModuleSelected(m_session->selectedModule());
   });
-  m_view->expandToDepth(0);
+  expandTopLevels();
+}
+
+void ModuleTreePanel::expandTopLevels() {
+  // The root, and those of its children with a handful of children (stages such as
+  // `encoders`), not a 10 000-block chain.
+  constexpr int kMaxExpandedChildren = 32;
+  const QModelIndex root = m_model->index(0, 0);
+  if (!root.isValid()) return;
+  m_view->expand(root);
+  for (int r = 0; r < m_model->rowCount(root); ++r) {
+    const QModelIndex child = m_model->index(r, 0, root);
+    const int grandChildren = m_model->rowCount(child);
+    if (grandChildren > 0 && grandChildren <= kMaxExpandedChildren) m_view->expand(child);
+  }
+}
+
+bool ModuleTreePanel::eventFilter(QObject* watched, QEvent* event) {
+  // Before the view handles the press: was the row under the mouse selected already?
+  if (watched == m_view->viewport() && event->type() == QEvent::MouseButtonPress) {
+    const QModelIndex index = m_view->indexAt(static_cast<QMouseEvent*>(event)->position().toPoint());
+    m_pressOnSelected =
+        index.isValid() && m_view->selectionModel()->isRowSelected(index.row(), index.parent());
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void ModuleTreePanel::onCurrentChanged(const QModelIndex& current) {
@@ -51,7 +92,7 @@ void ModuleTreePanel::onCurrentChanged(const QModelIndex& current) {
 
 void ModuleTreePanel::onSessionModuleSelected(const QString& path) {
   m_syncing = true;
-  if (path.isEmpty()) {
+  if (!m_session->hasModuleSelection()) { // "" alone is the root module
     m_view->selectionModel()->clearSelection();
   } else if (const QModelIndex index = m_model->indexOfPath(path); index.isValid()) {
     m_view->setCurrentIndex(index);

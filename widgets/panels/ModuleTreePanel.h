@@ -22,7 +22,13 @@ public:
   ModuleTreeModel* model() const { return m_model; }
   QTreeView* view() const { return m_view; }
 
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+  /// Expands the root and its children that have few children.
+  void expandTopLevels();
+  /// The user selected the row `current`: selects its module in the session.
   void onCurrentChanged(const QModelIndex& current);
   void onSessionModuleSelected(const QString& path);
   void onContextMenu(const QPoint& pos);
@@ -32,7 +38,8 @@ private:
   StudioSession* m_session;
   ModuleTreeModel* m_model;
   QTreeView* m_view;
-  bool m_syncing = false; ///< true while the view follows the session (no echo back)
+  bool m_syncing = false;         ///< true while the view follows the session (no echo back)
+  bool m_pressOnSelected = false; ///< the last mouse press hit the already selected row
 };
 
 } // namespace lattice::studio

@@ -96,14 +96,14 @@ void ValueTableModel::sync() {
     reset();
     return;
   }
-  const QString pending = pendingNode();
-  QStringList names = m_names.mid(0, static_cast<int>(m_executed));
-  names += executed.mid(static_cast<int>(m_executed));
-  if (!pending.isEmpty()) names << pending;
+  // Rows before m_executed are settled; from there on: the newly executed nodes, then the
+  // pending one (a run signals once per slice: this touches only the slice's rows).
+  const int firstChanged = static_cast<int>(m_executed);
+  QStringList tail = executed.mid(firstChanged);
+  if (const QString pending = pendingNode(); !pending.isEmpty()) tail << pending;
 
   const int oldCount = m_names.size();
-  const int newCount = names.size();
-  const int firstChanged = static_cast<int>(m_executed); // rows before it are settled
+  const int newCount = firstChanged + tail.size();
   const int common = std::min(oldCount, newCount);
   if (newCount < oldCount) {
     beginRemoveRows({}, newCount, oldCount - 1);
@@ -112,8 +112,8 @@ void ValueTableModel::sync() {
     endRemoveRows();
   }
   for (int row = firstChanged; row < common; ++row) {
-    m_names[row] = names[row];
-    m_nodes[static_cast<std::size_t>(row)] = loweringNode(names[row]);
+    m_names[row] = tail[row - firstChanged];
+    m_nodes[static_cast<std::size_t>(row)] = loweringNode(m_names[row]);
   }
   m_executed = static_cast<std::size_t>(executed.size());
   const bool failed = m_session->interpreterState() == StudioSession::InterpreterState::Failed;
@@ -121,9 +121,10 @@ void ValueTableModel::sync() {
   m_pendingFailed = failed;
   if (newCount > oldCount) {
     beginInsertRows({}, oldCount, newCount - 1);
+    m_names.reserve(newCount);
     for (int row = oldCount; row < newCount; ++row) {
-      m_names << names[row];
-      m_nodes.push_back(loweringNode(names[row]));
+      m_names << tail[row - firstChanged];
+      m_nodes.push_back(loweringNode(m_names.constLast()));
     }
     endInsertRows();
   }
