@@ -13,6 +13,8 @@
 #include "panels/ExportJob.h"
 #include "panels/InputSpecModel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QFile>
@@ -27,25 +29,9 @@ using lattice::studio::ExportDialog;
 using lattice::studio::InputSpecModel;
 using lattice::studio::StudioSession;
 
+using namespace lattice::widgettest;
+
 namespace {
-
-QString conformanceDir() {
-  return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models");
-}
-
-QByteArray readAll(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
-}
 
 /// Starts the export and waits for its end; true when artifactExported came.
 bool exportAndWait(ExportDialog& dialog) {

@@ -11,6 +11,8 @@
 #include "panels/InspectorModel.h"
 #include "panels/InspectorPanel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QTreeView>
 #include <QtTest/QSignalSpy>
@@ -22,19 +24,12 @@ using lattice::studio::Property;
 using lattice::studio::StudioSession;
 using State = StudioSession::InterpreterState;
 
+using namespace lattice::widgettest;
+
 namespace {
 
 QString classifier() {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/sparse_classifier/model.ltfx");
-}
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
 }
 
 QString valueAt(const Property* section, const QString& group, const QString& name) {

@@ -9,6 +9,8 @@
 #include "panels/InterpreterPanel.h"
 #include "panels/ValueTableModel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QTableView>
@@ -21,19 +23,12 @@ using lattice::studio::StudioSession;
 using lattice::studio::ValueTableModel;
 using State = StudioSession::InterpreterState;
 
+using namespace lattice::widgettest;
+
 namespace {
 
 const QString kSparseType = QStringLiteral(
     "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f32>");
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
-}
 
 QStringList rowNames(const ValueTableModel& model) {
   QStringList names;

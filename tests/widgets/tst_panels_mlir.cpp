@@ -9,6 +9,8 @@
 #include "StudioSession.h"
 #include "panels/MlirPanel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -21,24 +23,13 @@ using lattice::studio::MlirPanel;
 using lattice::studio::StudioSession;
 using State = StudioSession::InterpreterState;
 
-namespace {
+using namespace lattice::widgettest;
 
-QString conformanceDir() {
-  return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models");
-}
+namespace {
 
 QString readText(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
 }
 
 QStringList linesOf(const QString& text) {

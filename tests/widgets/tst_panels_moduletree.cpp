@@ -10,6 +10,8 @@
 #include "panels/ModuleTreeModel.h"
 #include "panels/ModuleTreePanel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QTreeView>
 #include <QtTest/QSignalSpy>
@@ -19,16 +21,9 @@ using lattice::studio::ModuleTreeModel;
 using lattice::studio::ModuleTreePanel;
 using lattice::studio::StudioSession;
 
-namespace {
+using namespace lattice::widgettest;
 
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
-}
+namespace {
 
 QModelIndex leafIndex(const ModuleTreeModel& model, const QString& path) {
   return model.indexOfPath(path).siblingAtColumn(ModuleTreeModel::LeafColumn);

@@ -19,6 +19,8 @@
 #include "panels/Panels.h"
 #include "panels/ValueTableModel.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
@@ -39,12 +41,9 @@ using lattice::studio::MlirPanel;
 using lattice::studio::StudioSession;
 using State = StudioSession::InterpreterState;
 
-namespace {
+using namespace lattice::widgettest;
 
-QByteArray readAll(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
+namespace {
 
 QString conformanceArtifact(const QString& name) {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/") + name +

@@ -8,6 +8,8 @@
 
 #include "StudioSession.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtTest/QSignalSpy>
@@ -16,26 +18,9 @@
 using lattice::studio::StudioSession;
 using State = StudioSession::InterpreterState;
 
+using namespace lattice::widgettest;
+
 namespace {
-
-QString conformanceDir() {
-  return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models");
-}
-
-QByteArray readAll(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-/// Opens `reference` and waits for the load to finish; false when it failed.
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
-}
 
 QStringList chainPrefix(int blocks) {
   QStringList names{QStringLiteral("x")};

@@ -11,6 +11,8 @@
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QtCore/QFile>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QSignalSpy>
@@ -19,21 +21,9 @@
 using lattice::studio::StudioSession;
 using State = StudioSession::InterpreterState;
 
+using namespace lattice::widgettest;
+
 namespace {
-
-QByteArray readAll(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !loaded.isEmpty();
-}
 
 /// Waits until the session reports the end of a run; false on a timeout.
 bool waitForRunEnd(StudioSession& session, int timeoutMs = 30000) {
