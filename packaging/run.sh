@@ -18,3 +18,12 @@ echo "== lattice-cli info $model"
 echo
 echo "== lattice-cli trace $model --format tabular"
 "$bin/lattice-cli" trace "$model" --format tabular
+out="$(mktemp -d)/model.lattice"
+echo
+echo "== lattice-cli lower $model -o $out"
+"$bin/lattice-cli" lower "$model" -o "$out"
+echo
+echo "== lattice-cli validate $out"
+"$bin/lattice-cli" validate "$out"
+echo
+echo "(no display: start build/bin/lattice-studio $model on a desktop to step through it)"
