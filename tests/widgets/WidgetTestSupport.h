@@ -1,12 +1,18 @@
 #pragma once
 // Helpers shared by the widget tests (header-only; each test is its own executable): reading a
-// file, waiting for a StudioSession to finish loading a model, and the conformance directory.
+// file, waiting for a StudioSession to finish loading a model or for any condition, the
+// conformance directory, and per-test QSettings.
 
 #include "StudioSession.h"
 
 #include <QtCore/QByteArray>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
+#include <QtCore/QSettings>
 #include <QtCore/QString>
+
+#include <functional>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 
@@ -31,6 +37,23 @@ inline bool openAndWait(studio::StudioSession& session, const QString& reference
 /// tests/data/conformance/models.
 inline QString conformanceDir() {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models");
+}
+
+/// Spins the event loop until `done()` holds or `timeoutMs` passed; returns `done()`.
+inline bool waitFor(const std::function<bool()>& done, int timeoutMs = 60000) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!done() && clock.elapsed() < timeoutMs)
+    QTest::qWait(20);
+  return done();
+}
+
+/// Gives the test its own, empty QSettings (organization "LatticeTest", application `name`), so
+/// window state saved by a user's studio or another test never leaks in.
+inline void isolateSettings(const QString& name) {
+  QCoreApplication::setOrganizationName(QStringLiteral("LatticeTest"));
+  QCoreApplication::setApplicationName(name);
+  QSettings().clear();
 }
 
 } // namespace lattice::widgettest

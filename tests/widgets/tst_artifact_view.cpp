@@ -22,6 +22,8 @@
 #include "graph/EdgeItem.h"
 #include "graph/GraphView.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
@@ -42,6 +44,8 @@
 
 using namespace lattice;
 using namespace lattice::studio;
+
+using namespace lattice::widgettest;
 
 namespace {
 
@@ -135,14 +139,6 @@ QStringList headerKeys(const QString& file) {
   return keys;
 }
 
-bool waitFor(const std::function<bool()>& done, int timeoutMs = 60000) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done() && clock.elapsed() < timeoutMs)
-    QTest::qWait(20);
-  return done();
-}
-
 /// Opens `path` and waits until the document, its layout and its weight statistics are in.
 bool openAndSettle(ArtifactView& view, const QString& path) {
   QSignalSpy loaded(&view, &ArtifactView::documentLoaded);
@@ -184,9 +180,7 @@ private Q_SLOTS:
 };
 
 void TestArtifactView::initTestCase() {
-  QCoreApplication::setOrganizationName(QStringLiteral("LatticeTest"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_artifact_view"));
-  QSettings().clear();
+  isolateSettings(QStringLiteral("tst_artifact_view"));
 }
 
 void TestArtifactView::opGraphMatchesText_data() {

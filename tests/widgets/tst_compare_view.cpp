@@ -19,6 +19,8 @@
 #include "artifact/DiffListModel.h"
 #include "graph/GraphView.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -36,19 +38,13 @@
 using namespace lattice;
 using namespace lattice::studio;
 
+using namespace lattice::widgettest;
+
 namespace {
 
 QString expectedDir(const QString& name) {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/") + name +
          QStringLiteral("/expected.lattice");
-}
-
-bool waitFor(const std::function<bool()>& done, int timeoutMs = 60000) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done() && clock.elapsed() < timeoutMs)
-    QTest::qWait(20);
-  return done();
 }
 
 /// Compares and waits for the diff and both layouts.
@@ -140,9 +136,7 @@ private Q_SLOTS:
 };
 
 void TestCompareView::initTestCase() {
-  QCoreApplication::setOrganizationName(QStringLiteral("LatticeTest"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_compare_view"));
-  QSettings().clear();
+  isolateSettings(QStringLiteral("tst_compare_view"));
 }
 
 void TestCompareView::artifactAgainstItself_data() {

@@ -11,6 +11,8 @@
 #include "panels/ExportJob.h"
 #include "tensor/Safetensors.h"
 
+#include "WidgetTestSupport.h"
+
 #include <QLabel>
 #include <QMessageBox>
 #include <QStatusBar>
@@ -24,26 +26,14 @@
 using namespace lattice;
 using namespace lattice::studio;
 
+using namespace lattice::widgettest;
+
 namespace {
 
 QString modelPath() {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/sparse_classifier/model.ltfx");
 }
 
-bool waitFor(const std::function<bool()>& done, int timeoutMs = 60000) {
-  QElapsedTimer clock;
-  clock.start();
-  while (!done() && clock.elapsed() < timeoutMs)
-    QTest::qWait(20);
-  return done();
-}
-
-bool openAndWait(StudioSession& session, const QString& reference) {
-  QSignalSpy loaded(&session, &StudioSession::modelLoaded);
-  QSignalSpy failed(&session, &StudioSession::modelLoadFailed);
-  session.openModel(reference);
-  return waitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }) && !loaded.isEmpty();
-}
 
 /// Exports the session's model into `dir`; the error or "".
 QString exportTo(StudioSession& session, const QString& dir) {
@@ -138,9 +128,7 @@ private Q_SLOTS:
 };
 
 void TestSessionWeights::initTestCase() {
-  QCoreApplication::setOrganizationName(QStringLiteral("LatticeTest"));
-  QCoreApplication::setApplicationName(QStringLiteral("tst_session_weights"));
-  QSettings().clear();
+  isolateSettings(QStringLiteral("tst_session_weights"));
 }
 
 void TestSessionWeights::loadedWeightsReachTheExport() {
