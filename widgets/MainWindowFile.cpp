@@ -5,6 +5,7 @@
 
 #include "MainWindow.h"
 
+#include "ModelFileDialog.h"
 #include "StudioSession.h"
 #include "graph/GraphWidget.h"
 
@@ -31,52 +32,6 @@ void MainWindow::openModel(const QString& reference) {
     m_lastDirectory = QFileInfo(reference).absolutePath();
   m_session->openModel(reference);
 }
-
-namespace {
-
-/// True for an `.ltfx` archive directory (fx-archive.md: `model.json` + `weights.safetensors`).
-bool isArchiveDirectory(const QString& path) {
-  const QFileInfo info(path);
-  return info.isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("model.json")));
-}
-
-/// A file dialog that opens either a file (TorchScript `.pt`) or an archive directory: choosing
-/// an `.ltfx` directory and pressing Open selects it instead of entering it, and choosing the
-/// `model.json` inside one selects the archive.
-class ModelFileDialog : public QFileDialog {
-public:
-  ModelFileDialog(QWidget* parent, const QString& directory)
-      : QFileDialog(parent, MainWindow::tr("Open Model"), directory) {
-    setOption(QFileDialog::DontUseNativeDialog); // native dialogs cannot choose both kinds
-    setFileMode(QFileDialog::ExistingFile);
-    setNameFilters({MainWindow::tr("Models (*.ltfx *.pt *.pth model.json)"),
-                    MainWindow::tr("TorchScript (*.pt *.pth)"), MainWindow::tr("All files (*)")});
-  }
-
-  QString chosen() const { return m_chosen; }
-
-protected:
-  void accept() override {
-    const QString first = selectedFiles().value(0);
-    if (isArchiveDirectory(first)) {
-      m_chosen = first;
-      QDialog::accept();
-      return;
-    }
-    QFileDialog::accept(); // a file closes the dialog; another directory is entered
-    if (result() == QDialog::Accepted) {
-      m_chosen = selectedFiles().value(0);
-      const QFileInfo info(m_chosen);
-      if (info.fileName() == QLatin1String("model.json") && isArchiveDirectory(info.absolutePath()))
-        m_chosen = info.absolutePath();
-    }
-  }
-
-private:
-  QString m_chosen;
-};
-
-} // namespace
 
 void MainWindow::onOpenModel() {
   ModelFileDialog dialog(this, m_lastDirectory);
