@@ -74,8 +74,8 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const int64_t outChannels = pyInt(c.attr("out_channels"));
   op.resultStems = {c.safeName()};
   op.resultTypes = {sparseTensorType(dtype)};
-  const MlirValue out = must(b.emitOp(std::move(op))).front();
-  return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, outChannels, dtype);
+  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
+  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, outChannels, dtype);
 }
 
 constexpr ConvAttrs kFull{true, true, true, false};
@@ -102,8 +102,8 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
   op.attributes = std::move(attrs);
   op.resultStems = {c.safeName()};
   op.resultTypes = {sparseTensorType(c.builder.inputDtype())};
-  const MlirValue out = must(c.builder.emitOp(std::move(op))).front();
-  return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, input->channels(), c.builder.inputDtype());
+  MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
+  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, input->channels(), c.builder.inputDtype());
 }
 
 std::vector<NamedAttr> kernelAttrs(ModuleCall& c) {

@@ -243,7 +243,7 @@ TorchLatticeArtifactBuilder::sparseBinary(const std::string& name, const Artifac
     rec.attributes = {{"op", op}, {"join", join}, {"lhs_fill", lhsFill}, {"rhs_fill", rhsFill}};
     rec.resultStems = {safeValueName(name)};
     rec.resultTypes = {sparseTensorType(inputDtype())};
-    return makeValue(must(emitOp(std::move(rec))).front(), Kind::Sparse, channels, inputDtype());
+    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
 
@@ -262,7 +262,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseCat(const std::str
     rec.attributes = {{"join", join}};
     rec.resultStems = {safeValueName(name)};
     rec.resultTypes = {sparseTensorType(inputDtype())};
-    return makeValue(must(emitOp(std::move(rec))).front(), Kind::Sparse, channels, inputDtype());
+    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
 
@@ -279,7 +279,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseReindex(const std:
     rec.attributes = {{"fill", fill}};
     rec.resultStems = {safeValueName(name)};
     rec.resultTypes = {sparseTensorType(inputDtype())};
-    return makeValue(must(emitOp(std::move(rec))).front(), Kind::Sparse, input->channels(), inputDtype());
+    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, input->channels(), inputDtype());
   });
 }
 
@@ -301,7 +301,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::voxelize(
                       {"stride", toI64(stride)}};
     rec.resultStems = {safeValueName(name)};
     rec.resultTypes = {sparseTensorType(inputDtype())};
-    return makeValue(must(emitOp(std::move(rec))).front(), Kind::Sparse, features->channels(), inputDtype());
+    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, features->channels(), inputDtype());
   });
 }
 
@@ -322,7 +322,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::devoxelize(
         {"voxel_size", toF64(voxelSize)}, {"origin", toF64(origin)}, {"interpolation", interpolation}};
     rec.resultStems = {safeValueName(name)};
     rec.resultTypes = {featureTensorType(voxels->channels(), inputDtype())};
-    return makeValue(must(emitOp(std::move(rec))).front(), Kind::Dense, voxels->channels(), inputDtype());
+    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Dense, voxels->channels(), inputDtype());
   });
 }
 

@@ -241,8 +241,8 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
     op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
   op.resultStems = {c.safeName()};
   op.resultTypes = {featureTensorType(outFeatures, dtype)};
-  const MlirValue out = must(c.builder.emitOp(std::move(op))).front();
-  return TorchLatticeArtifactBuilder::makeValue(out, ArtifactValue::Kind::Dense, outFeatures, dtype);
+  MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
+  return TorchLatticeArtifactBuilder::makeValue(std::move(out), ArtifactValue::Kind::Dense, outFeatures, dtype);
 }
 
 ArtifactValuePtr lowerDropout(ModuleCall& c) {
@@ -378,8 +378,8 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
     op.resultStems = {safeValueName(name)};
     op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
-    const MlirValue out = lowering::must(emitOp(std::move(op))).front();
-    return makeValue(out, ArtifactValue::Kind::Dense, input->channels(), inputDtype());
+    MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
+    return makeValue(std::move(out), ArtifactValue::Kind::Dense, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);
   }

@@ -33,12 +33,14 @@ ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& sa
                            std::vector<NamedAttr> attrs, int64_t channels, const std::string& dtype) {
   OpRecord op;
   op.op = opName;
-  op.operands = {in.features};
-  op.operands.insert(op.operands.end(), weights.begin(), weights.end());
+  op.operands.reserve(1 + weights.size());
+  op.operands.push_back(in.features);
+  for (MlirValue& w : weights)
+    op.operands.push_back(std::move(w));
   op.attributes = std::move(attrs);
   op.resultStems = {safeName + "_features"};
   op.resultTypes = {featureTensorType(channels, dtype)};
-  const MlirValue out = must(b.emitOp(std::move(op))).front();
+  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
 
@@ -70,8 +72,8 @@ ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::strin
   op.operands = {{in.sparse->name(), in.sparse->type()}, featuresOut};
   op.resultStems = {safeName};
   op.resultTypes = {sparseTensorType(dtype)};
-  const MlirValue out = must(b.emitOp(std::move(op))).front();
-  return TorchLatticeArtifactBuilder::makeValue(out, Kind::Sparse, channels, dtype);
+  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
+  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, channels, dtype);
 }
 
 ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
@@ -188,7 +190,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
                      {"threshold", params.threshold}};
     op.resultStems = {s + "_features"};
     op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
-    const MlirValue out = lowering::must(emitOp(std::move(op))).front();
+    MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

@@ -78,6 +78,7 @@ Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& 
   p.index = m_writer.opCount() - 1;
   p.owner = m_owner;
   p.op = std::move(opName);
+  p.results.reserve(results->size());
   for (const MlirValue& r : *results)
     p.results.push_back(r.name);
   m_provenance.push_back(std::move(p));
@@ -87,6 +88,12 @@ Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& 
 ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
                                                         std::optional<int64_t> channels, std::string dtype) {
   return std::make_shared<const ArtifactValue>(kind, v.name, v.type, channels, std::move(dtype));
+}
+
+ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(MlirValue&& v, ArtifactValue::Kind kind,
+                                                        std::optional<int64_t> channels, std::string dtype) {
+  return std::make_shared<const ArtifactValue>(kind, std::move(v.name), std::move(v.type), channels,
+                                               std::move(dtype));
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
@@ -107,7 +114,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   make.resultTypes = {sparseTensorType(dtype)};
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
-  return makeValue(results->front(), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
+  return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std::string& name,
@@ -132,7 +139,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
   make.resultTypes = {sparseTensorType(d)};
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
-  return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, d);
+  return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, channels, d);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::denseArgument(const std::string& name,

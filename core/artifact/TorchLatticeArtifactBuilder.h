@@ -230,6 +230,9 @@ public:
   /// Wraps an emitted single-result op as an ArtifactValue.
   static ArtifactValuePtr makeValue(const MlirValue& v, ArtifactValue::Kind kind,
                                     std::optional<int64_t> channels, std::string dtype);
+  /// makeValue that takes the name and type instead of copying them.
+  static ArtifactValuePtr makeValue(MlirValue&& v, ArtifactValue::Kind kind,
+                                    std::optional<int64_t> channels, std::string dtype);
 
   // --- outputs (§5.10) -----------------------------------------------------------------------
 
