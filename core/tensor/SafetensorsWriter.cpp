@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <memory>
 #include <set>
@@ -166,6 +167,72 @@ Status checkTensors(const std::string& path, const std::vector<NamedTensor>& ten
   return {};
 }
 
+// Produces the deferred tensors of `sorted`, in order, one ahead of the writer: take(i) returns
+// tensor i's bytes (waiting for the worker when it was started, producing in place otherwise);
+// startAfter(i) starts the next deferred tensor after i on a worker into the other buffer (only
+// when it is at least 1 MiB: smaller ones are produced in place).
+class DeferredPipeline {
+public:
+  explicit DeferredPipeline(const std::vector<const NamedTensor*>& sorted) : m_sorted(sorted) {}
+  ~DeferredPipeline() { finish(); }
+  DeferredPipeline(const DeferredPipeline&) = delete;
+  DeferredPipeline& operator=(const DeferredPipeline&) = delete;
+
+  const uint8_t* take(std::size_t index) {
+    if (m_pendingIndex == index) {
+      m_pending.get();
+      m_pendingIndex = kNone;
+      m_current = m_pendingSlot;
+      return m_buffers[m_current].get();
+    }
+    finish();
+    m_current = 0;
+    uint8_t* dst = reserve(m_current, m_sorted[index]->tensor.byteSize());
+    m_sorted[index]->tensor.produceInto(dst);
+    return dst;
+  }
+
+  void startAfter(std::size_t index) {
+    if (m_pendingIndex != kNone) return;
+    std::size_t next = index + 1;
+    while (next < m_sorted.size() && !m_sorted[next]->tensor.isDeferred()) ++next;
+    if (next >= m_sorted.size()) return;
+    const TensorData* tensor = &m_sorted[next]->tensor;
+    if (tensor->byteSize() < kOverlapMinBytes) return; // a thread costs more than it saves
+    m_pendingSlot = m_current ^ 1u;
+    uint8_t* dst = reserve(m_pendingSlot, tensor->byteSize());
+    m_pending = std::async(std::launch::async, [tensor, dst] { tensor->produceInto(dst); });
+    m_pendingIndex = next;
+  }
+
+  /// Waits for a started production (its buffer must outlive it).
+  void finish() {
+    if (m_pending.valid()) m_pending.wait();
+    m_pending = {};
+    m_pendingIndex = kNone;
+  }
+
+private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  static constexpr std::size_t kOverlapMinBytes = std::size_t(1) << 20;
+
+  uint8_t* reserve(unsigned slot, std::size_t size) {
+    if (m_sizes[slot] < size) {
+      m_buffers[slot].reset(new uint8_t[size]);
+      m_sizes[slot] = size;
+    }
+    return m_buffers[slot].get();
+  }
+
+  const std::vector<const NamedTensor*>& m_sorted;
+  std::unique_ptr<uint8_t[]> m_buffers[2];
+  std::size_t m_sizes[2] = {0, 0};
+  unsigned m_current = 0;
+  unsigned m_pendingSlot = 1;
+  std::size_t m_pendingIndex = kNone;
+  std::future<void> m_pending;
+};
+
 } // namespace
 
 void sortForSafetensors(std::vector<const NamedTensor*>& tensors) {
@@ -258,21 +325,14 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
   };
 
   Status status = put(reinterpret_cast<const uint8_t*>(header.data()), header.size());
-  std::unique_ptr<uint8_t[]> scratch; // deferred tensors are produced here, never kept
-  std::size_t scratchSize = 0;
+  // Deferred tensors are produced into one of two scratch buffers, never kept: while tensor i is
+  // written, the next deferred tensor is produced on a worker thread into the other buffer, so
+  // re-laying weights overlaps with the write.
+  DeferredPipeline pipeline(sorted);
   for (std::size_t i = 0; status && i < sorted.size(); ++i) {
     const TensorData& tensor = sorted[i]->tensor;
-    const uint8_t* bytes = nullptr;
-    if (tensor.isDeferred()) {
-      if (scratchSize < tensor.byteSize()) {
-        scratch.reset(new uint8_t[tensor.byteSize()]);
-        scratchSize = tensor.byteSize();
-      }
-      tensor.produceInto(scratch.get());
-      bytes = scratch.get();
-    } else {
-      bytes = tensor.data();
-    }
+    const uint8_t* bytes = tensor.isDeferred() ? pipeline.take(i) : tensor.data();
+    pipeline.startAfter(i);
     std::size_t done = 0;
     do {
       const std::size_t piece = std::min(kChunkSize, tensor.byteSize() - done);
@@ -280,6 +340,7 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
       done += piece;
     } while (status && done < tensor.byteSize());
   }
+  pipeline.finish();
   if (!status) return status;
   Status closed = file.close();
   if (!closed) {

@@ -7,6 +7,7 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -86,6 +87,8 @@ private Q_SLOTS:
   void openErrors();
   void writerProgressCoversAllBytes();
   void writerCancelRemovesFile();
+  void writerStreamsDeferredTensors();
+  void writerCancelWhileProducing();
   void writerReportsIoErrors();
   void writerRejectsInconsistentTensors();
 };
@@ -531,6 +534,78 @@ void TestSafetensors::writerCancelRemovesFile() {
   QVERIFY(!status.ok());
   QCOMPARE(calls, 2);
   QVERIFY(message(status).startsWith(out + QStringLiteral(": ")));
+  QVERIFY(message(status).contains(QStringLiteral("cancelled")));
+  QVERIFY(!QFileInfo::exists(out));
+}
+
+namespace {
+
+// Element i of tensor `seed` is seed·1e6 + i (as U32): every byte says where it belongs.
+class PatternProducer final : public TensorProducer {
+public:
+  PatternProducer(uint32_t seed, int64_t count) : m_seed(seed), m_count(count) {}
+  void produce(uint8_t* dst) const override {
+    for (int64_t i = 0; i < m_count; ++i) {
+      const uint32_t v = m_seed * 1000000u + static_cast<uint32_t>(i);
+      std::memcpy(dst + i * 4, &v, 4);
+    }
+  }
+
+private:
+  uint32_t m_seed;
+  int64_t m_count;
+};
+
+TensorData pattern(uint32_t seed, int64_t count) {
+  return TensorData::deferred(DType::U32, {count}, std::make_shared<PatternProducer>(seed, count));
+}
+
+} // namespace
+
+void TestSafetensors::writerStreamsDeferredTensors() {
+  // Large deferred tensors (≥ 1 MiB) are produced on a worker while the previous one is written;
+  // small ones in place; plain ones straight from memory. Keys a..h sort in this order (one dtype),
+  // so large and small, deferred and plain alternate in the file.
+  const int64_t large = (3 << 20) / 4 + 5, small = 100;
+  std::vector<NamedTensor> tensors = {
+      {"a", pattern(1, large)}, {"b", pattern(2, large)}, {"c", pattern(3, small)},
+      {"d", filled(DType::U32, {7}, 0x5a)}, {"e", pattern(5, large)}, {"f", pattern(6, small)},
+      {"g", pattern(7, large)}, {"h", pattern(8, large)},
+  };
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("deferred.safetensors"));
+  QVERIFY(writeSafetensors(out.toStdString(), tensors, std::nullopt).ok());
+  Expected<SafetensorsFile> file = SafetensorsFile::open(out.toStdString());
+  QVERIFY(file.ok());
+  QCOMPARE(file->tensors().size(), tensors.size());
+  for (const NamedTensor& t : file->tensors()) {
+    const uint32_t seed = static_cast<uint32_t>(t.key[0] - 'a' + 1);
+    if (t.key == "d") {
+      QCOMPARE(t.tensor.byteSize(), std::size_t(28));
+      QVERIFY(std::all_of(t.tensor.data(), t.tensor.data() + 28, [](uint8_t b) { return b == 0x5a; }));
+      continue;
+    }
+    const int64_t n = t.tensor.numel();
+    QVERIFY2(n == large || n == small, t.key.c_str());
+    for (int64_t i = 0; i < n; ++i) {
+      uint32_t v = 0;
+      std::memcpy(&v, t.tensor.data() + i * 4, 4);
+      if (v != seed * 1000000u + static_cast<uint32_t>(i))
+        QFAIL(qPrintable(QStringLiteral("tensor %1 element %2").arg(QString::fromStdString(t.key)).arg(i)));
+    }
+  }
+}
+
+void TestSafetensors::writerCancelWhileProducing() {
+  // Cancelling while a worker produces the next tensor waits for it and removes the file.
+  const int64_t large = (2 << 20) / 4;
+  std::vector<NamedTensor> tensors = {{"a", pattern(1, large)}, {"b", pattern(2, large)},
+                                      {"c", pattern(3, large)}};
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("cancel.safetensors"));
+  const Status status = writeSafetensors(out.toStdString(), tensors, std::nullopt,
+                                         [](uint64_t written, uint64_t) { return written < (1u << 20); });
+  QVERIFY(!status.ok());
   QVERIFY(message(status).contains(QStringLiteral("cancelled")));
   QVERIFY(!QFileInfo::exists(out));
 }
