@@ -3,6 +3,7 @@
 
 #include "artifact/ArtifactNodeItem.h"
 
+#include "graph/NodeFonts.h"
 #include "graph/NodeStyle.h"
 
 #include <QFontMetricsF>
@@ -21,19 +22,6 @@ constexpr qreal kRadius = 5.0;
 constexpr qreal kMinWidth = 64.0;
 constexpr qreal kMaxWidth = 240.0;
 
-QFont titleFont() {
-  QFont f;
-  f.setPointSizeF(9.0);
-  f.setBold(true);
-  return f;
-}
-
-QFont subtitleFont() {
-  QFont f;
-  f.setPointSizeF(8.0);
-  return f;
-}
-
 } // namespace
 
 ArtifactNodeItem::ArtifactNodeItem(int node, const OpGraphNode& data, const ArtifactNodeStyle& style,
@@ -47,8 +35,8 @@ ArtifactNodeItem::ArtifactNodeItem(int node, const OpGraphNode& data, const Arti
 
 ArtifactNodeItem::LabelMetrics ArtifactNodeItem::labelMetrics() {
   LabelMetrics m;
-  const QFontMetricsF tm(titleFont());
-  const QFontMetricsF sm(subtitleFont());
+  const QFontMetricsF tm(nodeTitleFont());
+  const QFontMetricsF sm(nodeSubtitleFont());
   for (int c = 0; c < 128; ++c) {
     const QChar ch(static_cast<char16_t>(c));
     m.title[static_cast<std::size_t>(c)] = tm.horizontalAdvance(ch);
@@ -123,17 +111,17 @@ void ArtifactNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
 
   if (lod < 0.35) return;
   const QRectF text = r.adjusted(kPadX, kPadY - 1, -kPadX, -kPadY + 1);
-  const QFontMetricsF tm(titleFont());
+  const QFontMetricsF tm(nodeTitleFont());
   painter->setPen(m_style.text);
-  painter->setFont(titleFont());
+  painter->setFont(nodeTitleFont());
   painter->drawText(QRectF(text.left(), text.top(), text.width(), tm.height()),
                     Qt::AlignHCenter | Qt::AlignTop, tm.elidedText(m_title, Qt::ElideMiddle, text.width()));
   if (!m_subtitle.isEmpty()) {
-    const QFontMetricsF sm(subtitleFont());
+    const QFontMetricsF sm(nodeSubtitleFont());
     QColor c = m_style.text;
     c.setAlpha(190);
     painter->setPen(c);
-    painter->setFont(subtitleFont());
+    painter->setFont(nodeSubtitleFont());
     painter->drawText(QRectF(text.left(), text.top() + tm.height(), text.width(), sm.height()),
                       Qt::AlignHCenter | Qt::AlignTop,
                       sm.elidedText(m_subtitle, Qt::ElideRight, text.width()));

@@ -3,6 +3,8 @@
 
 #include "graph/NodeItem.h"
 
+#include "graph/NodeFonts.h"
+
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -18,19 +20,6 @@ constexpr qreal kMinWidth = 72.0;
 constexpr qreal kMaxWidth = 260.0;
 constexpr qreal kMarker = 10.0; // breakpoint dot / blocker badge
 
-QFont titleFont() {
-  QFont f;
-  f.setPointSizeF(9.0);
-  f.setBold(true);
-  return f;
-}
-
-QFont subtitleFont() {
-  QFont f;
-  f.setPointSizeF(8.0);
-  return f;
-}
-
 } // namespace
 
 NodeItem::NodeItem(QString key, NodeRole role, NodeLabel label, QSizeF size, bool isGroup)
@@ -43,8 +32,8 @@ NodeItem::NodeItem(QString key, NodeRole role, NodeLabel label, QSizeF size, boo
 }
 
 QSizeF NodeItem::preferredSize(const NodeLabel& label, bool isGroup) {
-  const QFontMetricsF title(titleFont());
-  const QFontMetricsF sub(subtitleFont());
+  const QFontMetricsF title(nodeTitleFont());
+  const QFontMetricsF sub(nodeSubtitleFont());
   qreal w =
       qMax(title.horizontalAdvance(label.title), sub.horizontalAdvance(label.subtitle)) + 2 * kPadX + kMarker;
   w = qBound(kMinWidth, w, kMaxWidth);
@@ -135,15 +124,15 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   if (lod >= 0.35) {
     const QRectF text = face.adjusted(kPadX, kPadY - 1, -kPadX, -kPadY + 1);
     painter->setPen(style.text);
-    painter->setFont(titleFont());
-    const QFontMetricsF tm(titleFont());
+    painter->setFont(nodeTitleFont());
+    const QFontMetricsF tm(nodeTitleFont());
     const QString& subtitle = m_label.subtitle;
     const Qt::Alignment align = Qt::AlignHCenter | Qt::AlignTop;
     painter->drawText(QRectF(text.left(), text.top(), text.width(), tm.height()), align,
                       tm.elidedText(m_label.title, Qt::ElideMiddle, text.width()));
     if (!subtitle.isEmpty()) {
-      const QFontMetricsF sm(subtitleFont());
-      painter->setFont(subtitleFont());
+      const QFontMetricsF sm(nodeSubtitleFont());
+      painter->setFont(nodeSubtitleFont());
       QColor c = style.text;
       c.setAlpha(190);
       painter->setPen(c);
@@ -167,7 +156,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setBrush(roleStyle(NodeRole::Unsupported).border);
     painter->drawPolygon(tri);
     if (lod >= 0.35) {
-      QFont f = subtitleFont();
+      QFont f = nodeSubtitleFont();
       f.setBold(true);
       f.setPointSizeF(6.5);
       painter->setFont(f);
