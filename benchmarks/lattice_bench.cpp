@@ -2,7 +2,10 @@
 // for the built-in models, median of N runs after one warm-up. Prints a table, or JSON with
 // --json. Run on demand; it is not a test.
 //
-//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json]
+//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
+//
+// --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
+// (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
 
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -99,14 +104,16 @@ int main(int argc, char** argv) {
   std::string casesArg;
   int runs = 5;
   bool json = false;
+  bool phases = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
+    else if (a == "--phases") phases = true;
     else if (a == "--dir" && i + 1 < argc) dirArg = argv[++i];
     else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cases" && i + 1 < argc) casesArg = argv[++i];
     else {
-      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json]\n";
+      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n";
       return 2;
     }
   }
@@ -146,6 +153,7 @@ int main(int argc, char** argv) {
     ExportOptions options;
     options.quantizeBits = c.quantize;
 
+    const double modelMb = static_cast<double>(mallinfo2().uordblks + mallinfo2().hblkhd) / 1e6;
     LatticeTracer tracer;
     r.traceMs = timeMedian(runs, [&]() -> Status {
       auto g = tracer.trace(*model);
@@ -164,6 +172,40 @@ int main(int argc, char** argv) {
       for (const NamedTensor& t : p->builder->weights()) r.weightBytes += t.tensor.byteSize();
       return {};
     }, "lower");
+
+    if (phases) {
+      std::vector<double> prepare, interpret, text, teardown;
+      double graphMb = 0, loweredMb = 0;
+      const auto heapMb = [] {
+        const struct mallinfo2 m = mallinfo2();
+        return static_cast<double>(m.uordblks + m.hblkhd) / 1e6;
+      };
+      for (int i = 0; i <= runs; ++i) {
+        const double base = heapMb();
+        auto t0 = Clock::now();
+        auto p = std::make_unique<Expected<PreparedLowering>>(prepareLowering(*model, options));
+        if (!*p) return 1;
+        const double a = msSince(t0);
+        graphMb = heapMb() - base;
+        t0 = Clock::now();
+        if (!finishLowering(**p)) return 1;
+        const double b = msSince(t0);
+        loweredMb = heapMb() - base;
+        t0 = Clock::now();
+        if (!(**p).builder->toMlir()) return 1;
+        const double c = msSince(t0);
+        t0 = Clock::now();
+        p.reset();
+        const double d = msSince(t0);
+        if (i == 0) continue;
+        prepare.push_back(a), interpret.push_back(b), text.push_back(c), teardown.push_back(d);
+      }
+      std::fprintf(stderr,
+                   "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms; "
+                   "heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered\n",
+                   c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown), modelMb,
+                   graphMb, loweredMb);
+    }
 
     const std::string target = (dir / (c.name + ".lattice")).string();
     r.saveMs = timeMedian(runs, [&]() { return saveLatticeModelArtifact(*model, target, options); }, "save");

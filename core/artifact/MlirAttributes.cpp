@@ -30,6 +30,12 @@ const char* alternativeName(const AttrValue& value) {
   return "a value";
 }
 
+void appendInt(std::string& out, std::int64_t v) {
+  char buffer[24];
+  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof buffer, v);
+  out.append(buffer, r.ptr);
+}
+
 Error wrongValue(SchemaAttrKind kind, const AttrValue& value) {
   return makeError("expected a value for attribute kind '" + std::string(schemaName(kind)) + "', got " +
                    alternativeName(value));
@@ -98,26 +104,35 @@ Expected<std::string> formatPacking(const PackingAttr& p) {
 
 } // namespace
 
-std::string formatDecimalFloat(double value) {
+void appendDecimalFloat(std::string& out, double value) {
   // printf("%.12f") without printf: to_chars with a precision is correctly rounded from the exact
   // binary value (ties to even), as glibc's printf is. inf/nan follow the spec's table.
   char buffer[400]; // |v| <= DBL_MAX has 309 integer digits, + sign, '.', 12 decimals
-  std::string text;
+  std::string_view text;
   if (std::isfinite(value)) {
     const std::to_chars_result r =
         std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed, 12);
-    text.assign(buffer, r.ptr);
+    text = std::string_view(buffer, static_cast<std::size_t>(r.ptr - buffer));
   } else {
     text = std::isnan(value) ? "nan" : (value < 0 ? "-inf" : "inf");
   }
   // rstrip('0') then rstrip('.'): the '.' stops the first strip, so integer zeros survive.
   while (!text.empty() && text.back() == '0')
-    text.pop_back();
+    text.remove_suffix(1);
   while (!text.empty() && text.back() == '.')
-    text.pop_back();
-  if (text.empty() || text == "-0") return "0.0";
-  if (text.find('.') == std::string::npos) text += ".0";
-  return text;
+    text.remove_suffix(1);
+  if (text.empty() || text == "-0") {
+    out += "0.0";
+    return;
+  }
+  out += text;
+  if (text.find('.') == std::string_view::npos) out += ".0";
+}
+
+std::string formatDecimalFloat(double value) {
+  std::string out;
+  appendDecimalFloat(out, value);
+  return out;
 }
 
 std::string formatPythonFloatRepr(double value) {
@@ -202,18 +217,23 @@ bool isSafeUnescapedString(std::string_view text) {
   return true;
 }
 
-Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value) {
+Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& value) {
   switch (kind) {
   case SchemaAttrKind::I64Triple: {
     Expected<std::array<std::int64_t, 3>> t = i64Triple(value);
     if (!t) return t.error();
-    return "array<i64: " + std::to_string((*t)[0]) + ", " + std::to_string((*t)[1]) + ", " +
-           std::to_string((*t)[2]) + ">";
+    out += "array<i64: ";
+    for (int i = 0; i < 3; ++i) {
+      if (i > 0) out += ", ";
+      appendInt(out, (*t)[i]);
+    }
+    out += '>';
+    return {};
   }
   case SchemaAttrKind::F64Triple: {
     Expected<std::array<double, 3>> t = f64Triple(value);
     if (!t) return t.error();
-    std::string out = "array<f64: ";
+    std::string text = "array<f64: ";
     for (int i = 0; i < 3; ++i) {
       const double v = (*t)[i];
       if (!std::isfinite(v))
@@ -223,17 +243,23 @@ Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& valu
         return makeError("float " + repr +
                          " has no '.' in its repr form and would not parse as an mlir float");
       }
-      if (i > 0) out += ", ";
-      out += repr;
+      if (i > 0) text += ", ";
+      text += repr;
     }
-    return out + ">";
+    out += text;
+    out += '>';
+    return {};
   }
   case SchemaAttrKind::I64: {
-    if (const auto* v = std::get_if<std::int64_t>(&value)) return std::to_string(*v);
+    if (const auto* v = std::get_if<std::int64_t>(&value)) {
+      appendInt(out, *v);
+      return {};
+    }
     if (const auto* v = std::get_if<double>(&value)) {
       Expected<std::int64_t> i = truncateToInt(*v);
       if (!i) return i.error();
-      return std::to_string(*i);
+      appendInt(out, *i);
+      return {};
     }
     return wrongValue(kind, value);
   }
@@ -247,7 +273,9 @@ Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& valu
       return wrongValue(kind, value);
     if (!std::isfinite(v))
       return makeError("non-finite float " + formatPythonFloatRepr(v) + " is not valid mlir");
-    return formatDecimalFloat(v) + " : f32";
+    appendDecimalFloat(out, v);
+    out += " : f32";
+    return {};
   }
   case SchemaAttrKind::Str: {
     const auto* s = std::get_if<std::string>(&value);
@@ -255,12 +283,22 @@ Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& valu
     if (!isSafeUnescapedString(*s))
       return makeError("string '" + printableForMessage(*s) +
                        "' must be printable ascii without '\"' or '\\'");
-    return '"' + *s + '"';
+    out += '"';
+    out += *s;
+    out += '"';
+    return {};
   }
   case SchemaAttrKind::Packing: {
     const auto* p = std::get_if<PackingAttr>(&value);
     if (!p) return wrongValue(kind, value);
-    return formatPacking(*p);
+    if (p->kind == "dense") {
+      out += "#lattice.packing<dense>";
+      return {};
+    }
+    Expected<std::string> text = formatPacking(*p);
+    if (!text) return text.error();
+    out += *text;
+    return {};
   }
   default:
     break;
@@ -276,7 +314,18 @@ Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& valu
     known = known || v == *s;
   if (!known)
     return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(*s) + "'");
-  return "#lattice." + std::string(mnemonic) + "<" + *s + ">";
+  out += "#lattice.";
+  out += mnemonic;
+  out += '<';
+  out += *s;
+  out += '>';
+  return {};
+}
+
+Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value) {
+  std::string out;
+  if (Status s = appendAttrValue(out, kind, value); !s) return s.error();
+  return out;
 }
 
 } // namespace lattice

@@ -75,5 +75,9 @@ std::string printableForMessage(std::string_view text);
 /// items, non-finite floats (H1), f64 reprs without a `.` (H2), unsafe strings (H3), enum values
 /// outside the schema's value set, malformed packing.
 Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value);
+/// formatAttrValue appending to `out` (nothing is appended on error).
+Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& value);
+/// formatDecimalFloat appending to `out`.
+void appendDecimalFloat(std::string& out, double value);
 
 } // namespace lattice

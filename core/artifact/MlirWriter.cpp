@@ -8,10 +8,14 @@
 #include "artifact/MlirTypes.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 
 namespace lattice {
 namespace {
 
+constexpr std::size_t kMaxResults = 4;
+constexpr std::size_t kMaxOperands = 16;
 constexpr std::size_t kHeaderLines = 10; // "module attributes {", 7 attributes, "} {", "func.func"
 
 bool isLetter(char c) {
@@ -74,27 +78,42 @@ bool isValidSymbolName(std::string_view symbol) {
 }
 
 std::string MlirModuleWriter::uniqueName(std::string_view stem) {
-  std::string name = normalizeSsaStem(stem);
-  std::size_t& count = m_nameCounts[name];
-  if (count > 0) name += std::to_string(count);
+  std::string name;
+  if (stem.find('.') != std::string_view::npos) {
+    name = normalizeSsaStem(stem);
+    stem = name;
+  }
+  std::size_t& count = m_nameCounts[stem];
+  if (name.empty()) {
+    // stem + decimal count in one allocation.
+    char digits[24];
+    std::size_t n = 0;
+    if (count > 0) n = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, count).ptr - digits);
+    name.reserve(stem.size() + n);
+    name.append(stem);
+    name.append(digits, n);
+  } else if (count > 0) {
+    name += std::to_string(count);
+  }
   ++count;
   return name;
 }
 
-bool MlirModuleWriter::isDefined(const std::string& name) const {
+bool MlirModuleWriter::isDefined(std::string_view name) const {
   // Every defined name came from uniqueName: a stem S with count 0 (the name is S) or with
   // count c ≥ 1 (S followed by c in decimal). So the name is defined when it was handed out as a
   // stem, or when some split into S + digits (no leading zero) has S's counter past c. No set of
   // names is kept: this costs one lookup per trailing-digit split of an operand name.
-  if (m_nameCounts.count(name)) return true;
+  if (m_nameCounts.contains(name)) return true;
   std::size_t digits = name.size();
   while (digits > 0 && isDigit(name[digits - 1])) --digits;
   for (std::size_t split = digits; split < name.size(); ++split) {
     if (name[split] == '0' || name.size() - split > 18) continue; // "add01" is never produced
-    const auto it = m_nameCounts.find(name.substr(0, split));
-    if (it == m_nameCounts.end()) continue;
-    const std::size_t count = std::stoull(name.substr(split));
-    if (it->second > count) return true;
+    const std::size_t* stemCount = m_nameCounts.find(name.substr(0, split));
+    if (!stemCount) continue;
+    std::size_t count = 0;
+    std::from_chars(name.data() + split, name.data() + name.size(), count);
+    if (*stemCount > count) return true;
   }
   return false;
 }
@@ -123,33 +142,39 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(OpRecord&& record) {
   return addOpImpl(record, std::move(resultTypes));
 }
 
-// `resultTypes` stands for record.resultTypes (moved out of it by the rvalue overload).
+// `resultTypes` stands for record.resultTypes (moved out of it by the rvalue overload). Every
+// check runs before anything is named or emitted; the attribute text is rendered into a reused
+// buffer while it is checked, so a valid op costs its result names and its line.
 Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& record,
                                                              std::vector<std::string>&& resultTypes) {
   const SchemaOp* schema = dialectSchema().findOp(record.op);
   if (!schema) return makeError("unknown lattice op " + quoteName(record.op));
 
-  // Result stems first: they name the op in every later message.
-  std::vector<std::string> stems(schema->results.size());
-  for (std::size_t i = 0; i < stems.size(); ++i) {
+  // Result stems first: they name the op in every later message. `.`→`_` does not change
+  // validity (both are identifier characters), so stems are checked as given and normalized
+  // when named.
+  const std::size_t resultCount = schema->results.size();
+  std::array<std::string_view, kMaxResults> stems{};
+  if (resultCount > kMaxResults) return makeError("lattice." + schema->name + ": too many results");
+  for (std::size_t i = 0; i < resultCount; ++i) {
     const bool given = i < record.resultStems.size() && !record.resultStems[i].empty();
-    stems[i] = normalizeSsaStem(given ? std::string_view(record.resultStems[i])
-                                      : std::string_view(schema->pythonName));
+    stems[i] = given ? std::string_view(record.resultStems[i]) : std::string_view(schema->pythonName);
   }
   // Built only for an error message: most ops have none.
-  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(stems[0]); };
-  for (const std::string& stem : stems) {
-    if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(stem));
+  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stems[0])); };
+  for (std::size_t i = 0; i < resultCount; ++i) {
+    if (!isValidSsaName(stems[i]))
+      return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stems[i])));
   }
-  if (record.resultStems.size() > schema->results.size()) {
+  if (record.resultStems.size() > resultCount) {
     return makeError(context() + ": " + std::to_string(record.resultStems.size()) + " result names for " +
-                     std::to_string(schema->results.size()) + " results");
+                     std::to_string(resultCount) + " results");
   }
-  if (resultTypes.size() != schema->results.size()) {
-    return makeError(context() + ": expected " + std::to_string(schema->results.size()) +
-                     " result types, got " + std::to_string(resultTypes.size()));
+  if (resultTypes.size() != resultCount) {
+    return makeError(context() + ": expected " + std::to_string(resultCount) + " result types, got " +
+                     std::to_string(resultTypes.size()));
   }
-  for (std::size_t i = 0; i < schema->results.size(); ++i) {
+  for (std::size_t i = 0; i < resultCount; ++i) {
     const std::string& type = resultTypes[i];
     if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
       return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
@@ -158,17 +183,19 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   }
 
   // Operands: the SSA operands of the schema in order, optional ones trailing.
-  std::vector<const SchemaOperand*> ssaOperands;
+  std::array<const SchemaOperand*, kMaxOperands> ssaOperands{};
+  std::size_t ssaCount = 0;
   std::size_t required = 0;
   for (const SchemaOperand& operand : schema->operands) {
     if (operand.kind != SchemaOperandKind::Ssa) continue;
-    ssaOperands.push_back(&operand);
-    if (!operand.optional) required = ssaOperands.size();
+    if (ssaCount == kMaxOperands) return makeError("lattice." + schema->name + ": too many operands");
+    ssaOperands[ssaCount++] = &operand;
+    if (!operand.optional) required = ssaCount;
   }
-  if (record.operands.size() < required || record.operands.size() > ssaOperands.size()) {
+  if (record.operands.size() < required || record.operands.size() > ssaCount) {
     return makeError(context() + ": expected " + std::to_string(required) +
-                     (required == ssaOperands.size() ? "" : " to " + std::to_string(ssaOperands.size())) +
-                     " operands, got " + std::to_string(record.operands.size()));
+                     (required == ssaCount ? "" : " to " + std::to_string(ssaCount)) + " operands, got " +
+                     std::to_string(record.operands.size()));
   }
   for (std::size_t i = 0; i < record.operands.size(); ++i) {
     const MlirValue& value = record.operands[i];
@@ -194,35 +221,33 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
         return makeError(context() + ": duplicate attribute " + quoteName(record.attributes[i].name));
     }
   }
-  std::string attrDict;
+  std::string& attrDict = m_attrScratch;
+  attrDict.clear();
   for (const SchemaOpAttribute& attr : schema->attributes) {
     const auto given = std::find_if(record.attributes.begin(), record.attributes.end(),
                                     [&](const NamedAttr& a) { return a.name == attr.name; });
-    std::string text;
-    if (given != record.attributes.end()) {
-      Expected<std::string> formatted = formatAttrValue(attr.kind, given->value);
-      if (!formatted) return makeError(context() + ": attribute '" + attr.name + "': " + formatted.message());
-      text = std::move(*formatted);
-    } else if (attr.name == "accumulation") {
-      text = "\"canonical_f32\"";
-    } else if (attr.required) {
-      return makeError(context() + ": missing required attribute '" + attr.name + "'");
-    } else {
+    if (given == record.attributes.end()) {
+      if (attr.name == "accumulation") {
+        attrDict += attrDict.empty() ? "{" : ", ";
+        attrDict += "accumulation = \"canonical_f32\"";
+        continue;
+      }
+      if (attr.required) return makeError(context() + ": missing required attribute '" + attr.name + "'");
       continue;
     }
     attrDict += attrDict.empty() ? "{" : ", ";
     attrDict += attr.name;
     attrDict += " = ";
-    attrDict += text;
+    if (Status s = appendAttrValue(attrDict, attr.kind, given->value); !s)
+      return makeError(context() + ": attribute '" + attr.name + "': " + s.message());
   }
   if (!attrDict.empty()) attrDict += '}';
 
   // Everything is valid: name the results and render the line (sec. 6).
   std::vector<MlirValue> results;
-  results.reserve(stems.size());
-  for (std::size_t i = 0; i < stems.size(); ++i) {
+  results.reserve(resultCount);
+  for (std::size_t i = 0; i < resultCount; ++i)
     results.push_back({uniqueName(stems[i]), std::move(resultTypes[i])});
-  }
   EmittedOp emitted;
   emitted.op = schema->name;
   std::string& line = emitted.text;

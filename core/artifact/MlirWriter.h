@@ -24,11 +24,11 @@
 
 #include "artifact/MlirAttributes.h"
 #include "support/Expected.h"
+#include "support/StringMap.h"
 
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace lattice {
@@ -62,8 +62,8 @@ struct OpRecord {
 
 /// An op as emitted.
 struct EmittedOp {
-  std::string op;   ///< schema op name
-  std::string text; ///< the body line without its 4-space indent and newline
+  std::string_view op; ///< schema op name (the schema's own string: valid for the whole run)
+  std::string text;    ///< the body line without its 4-space indent and newline
 };
 
 /// A function argument as emitted.
@@ -132,11 +132,12 @@ private:
   Expected<std::vector<MlirValue>> addOpImpl(const OpRecord& record,
                                              std::vector<std::string>&& resultTypes);
   /// True when uniqueName handed out `name` (every argument and result is named by it).
-  bool isDefined(const std::string& name) const;
+  bool isDefined(std::string_view name) const;
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
 
-  std::unordered_map<std::string, std::size_t> m_nameCounts;
+  StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem
+  std::string m_attrScratch;           // the attribute dict of the op being added
   std::vector<MlirArgument> m_arguments;
   std::vector<EmittedOp> m_ops;
   std::vector<MlirValue> m_returnValues;

@@ -70,14 +70,13 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& 
 }
 
 Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& record) {
-  std::string opName = record.op;
   Expected<std::vector<MlirValue>> results = m_writer.addOp(std::move(record));
   if (!results) return results;
   OpProvenance p;
   p.kind = OpProvenance::Kind::Op;
   p.index = m_writer.opCount() - 1;
   p.owner = m_owner;
-  p.op = std::move(opName);
+  p.op = m_writer.ops().back().op;
   p.results.reserve(results->size());
   for (const MlirValue& r : *results)
     p.results.push_back(r.name);
@@ -198,18 +197,18 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
                                                                 const std::string& family,
                                                                 const std::string& layout) {
   std::string key = weightStorageKey(moduleName, parameter);
-  if (m_weightIndex.count(key)) return makeError("duplicate exported weight key: " + key);
+  if (m_weightIndex.contains(key)) return makeError("duplicate exported weight key: " + key);
   {
     const std::size_t plain = key.size();
     key += ".weight"; // a quantized weight stored under this key owns it too
-    const bool quantizedTwin = m_weightIndex.count(key) != 0;
+    const bool quantizedTwin = m_weightIndex.contains(key);
     key.resize(plain);
     if (quantizedTwin) return makeError("duplicate exported weight key: " + key);
   }
   Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
   if (!dtype) return dtype.error();
 
-  std::vector<NamedTensor> stored;
+  std::vector<NamedTensor> quantized; // empty: the tensor is stored as given under `key`
   PackingAttr packing = PackingAttr::dense();
   if (m_options.quantizeBits && (family == "conv3d" || family == "linear")) {
     const int bits = static_cast<int>(*m_options.quantizeBits);
@@ -217,10 +216,8 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     Expected<QuantizedWeight> packed =
         quantizeAffine(tensor, bits, static_cast<int>(m_options.quantizeGroupSize), scaleDtype);
     if (!packed) return packed.error();
-    stored = quantizedWeightTensors(key, std::move(*packed));
+    quantized = quantizedWeightTensors(key, std::move(*packed));
     packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
-  } else {
-    stored.push_back({key, tensor});
   }
 
   OpRecord op;
@@ -229,7 +226,7 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
   op.attributes.reserve(3);
   op.attributes.push_back({"storage_key", key});
   op.attributes.push_back({"layout", layout});
-  op.attributes.push_back({"packing", packing});
+  op.attributes.push_back({"packing", std::move(packing)});
   op.resultStems.push_back(op.symbol);
   op.resultTypes.push_back(weightType(family, *dtype));
   Expected<std::vector<MlirValue>> results = emitOp(std::move(op));
@@ -237,17 +234,23 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
 
   OpProvenance& record = m_provenance.back();
   const std::size_t provenance = m_provenance.size() - 1;
-  for (NamedTensor& t : stored) {
-    record.weightKeys.push_back(t.key);
-    m_weightIndex.emplace(t.key, WeightSlot{m_weights.size(), provenance});
-    m_weights.push_back(std::move(t));
+  const auto store = [&](std::string storedKey, TensorData data) {
+    record.weightKeys.push_back(storedKey);
+    m_weightIndex.insert(storedKey, WeightSlot{m_weights.size(), provenance});
+    m_weights.push_back({std::move(storedKey), std::move(data)});
+  };
+  if (quantized.empty()) {
+    store(std::move(key), tensor);
+  } else {
+    for (NamedTensor& t : quantized)
+      store(std::move(t.key), std::move(t.tensor));
   }
   return std::move(results->front());
 }
 
 const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {
-  auto it = m_weightIndex.find(key);
-  return it == m_weightIndex.end() ? nullptr : &m_weights[it->second.weight].tensor;
+  const WeightSlot* slot = m_weightIndex.find(key);
+  return slot ? &m_weights[slot->weight].tensor : nullptr;
 }
 
 Status TorchLatticeArtifactBuilder::output(std::vector<ArtifactValuePtr> values,
@@ -303,8 +306,8 @@ std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const
 }
 
 const std::string* TorchLatticeArtifactBuilder::weightOwner(const std::string& key) const {
-  auto it = m_weightIndex.find(key);
-  return it == m_weightIndex.end() ? nullptr : &m_provenance[it->second.provenance].owner;
+  const WeightSlot* slot = m_weightIndex.find(key);
+  return slot ? &m_provenance[slot->provenance].owner : nullptr;
 }
 
 std::size_t TorchLatticeArtifactBuilder::lineOf(const OpProvenance& record) const {

@@ -34,6 +34,7 @@
 #include "fx/Value.h"
 #include "model/Model.h"
 #include "support/Expected.h"
+#include "support/StringMap.h"
 #include "tensor/Safetensors.h"
 #include "tensor/TensorData.h"
 
@@ -42,7 +43,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace lattice {
@@ -79,8 +79,9 @@ struct OpProvenance {
   std::size_t index = 0;
   /// The current node when it was emitted (setCurrentNode); "" when none was set.
   std::string owner;
-  /// Schema op name ("conv3d", "weight", "sparse.make"); "" for arguments.
-  std::string op;
+  /// Schema op name ("conv3d", "weight", "sparse.make"), the schema's own string; "" for
+  /// arguments.
+  std::string_view op;
   /// SSA names it defines (uniqued, without `%`).
   std::vector<std::string> results;
   /// `weight` ops only: the safetensors keys it stored (`key`, or `key.weight`, `key.scales`,
@@ -285,7 +286,7 @@ private:
     std::size_t weight;     // position in m_weights
     std::size_t provenance; // the weight op's m_provenance index
   };
-  std::unordered_map<std::string, WeightSlot> m_weightIndex; // stored key -> slot
+  StringMap<WeightSlot> m_weightIndex; // stored key -> slot
   ArtifactValuePtr m_current;
   bool m_finalized = false;
   std::string m_owner;

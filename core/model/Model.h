@@ -4,6 +4,7 @@
 
 #include "fx/Graph.h"
 #include "support/Expected.h"
+#include "support/StringMap.h"
 #include "tensor/TensorData.h"
 
 #include <array>
@@ -11,7 +12,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -122,8 +122,9 @@ public:
 
 private:
   std::vector<ModuleInfo> m_modules;
-  std::unordered_map<std::string, std::size_t> m_byPath;
-  std::map<std::string, TensorData> m_tensors;
+  StringMap<std::size_t> m_byPath;
+  std::map<std::string, TensorData> m_tensors;   // ordered for listings
+  StringMap<TensorData*> m_tensorIndex;          // O(1) lookups into m_tensors' stable nodes
 };
 
 } // namespace lattice

@@ -67,7 +67,7 @@ std::string lineWith(const std::string& text, const std::string& needle) {
 std::vector<std::string> emittedOps(const TorchLatticeArtifactBuilder& b) {
   std::vector<std::string> ops;
   for (const EmittedOp& op : b.writer().ops())
-    ops.push_back(op.op);
+    ops.emplace_back(op.op);
   return ops;
 }
 

@@ -123,7 +123,7 @@ Property describeNode(const fx::Node& node, const fx::Value* value,
         results << QStringLiteral("%") + qs(r);
       const QString what = record->kind == OpProvenance::Kind::Argument
                                ? QStringLiteral("argument")
-                               : QStringLiteral("lattice.") + qs(record->op);
+                               : QStringLiteral("lattice.") + qs(std::string(record->op));
       Property row(what, results.join(QStringLiteral(", ")));
       row.tooltip = QStringLiteral("graph.mlir line ") + QString::number(builder->lineOf(*record));
       for (const std::string& key : record->weightKeys) {
