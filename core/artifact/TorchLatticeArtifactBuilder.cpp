@@ -63,9 +63,8 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& 
   OpProvenance record;
   record.kind = OpProvenance::Kind::Argument;
   record.index = m_writer.arguments().size() - 1;
-  record.owner = m_owner;
-  record.results = {v->name};
-  m_provenance.push_back(std::move(record));
+  record.owner = static_cast<std::uint32_t>(m_owners.size() - 1);
+  m_provenance.push_back(record);
   return v;
 }
 
@@ -75,12 +74,9 @@ Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& 
   OpProvenance p;
   p.kind = OpProvenance::Kind::Op;
   p.index = m_writer.opCount() - 1;
-  p.owner = m_owner;
   p.op = m_writer.ops().back().op;
-  p.results.reserve(results->size());
-  for (const MlirValue& r : *results)
-    p.results.push_back(r.name);
-  m_provenance.push_back(std::move(p));
+  p.owner = static_cast<std::uint32_t>(m_owners.size() - 1);
+  m_provenance.push_back(p);
   return results;
 }
 
@@ -234,8 +230,9 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
 
   OpProvenance& record = m_provenance.back();
   const std::size_t provenance = m_provenance.size() - 1;
+  record.firstWeight = static_cast<std::uint32_t>(m_weights.size());
   const auto store = [&](std::string storedKey, TensorData data) {
-    record.weightKeys.push_back(storedKey);
+    ++record.weightCount;
     m_weightIndex.insert(storedKey, WeightSlot{m_weights.size(), provenance});
     m_weights.push_back({std::move(storedKey), std::move(data)});
   };
@@ -298,16 +295,42 @@ Status TorchLatticeArtifactBuilder::save(const std::string& artifactDir, const S
   return saveArtifactFiles(artifactDir, *text, m_weights, options);
 }
 
+void TorchLatticeArtifactBuilder::setCurrentNode(std::string owner) {
+  if (owner != m_owners.back()) m_owners.push_back(std::move(owner));
+}
+
 std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const std::string& owner) const {
   std::vector<const OpProvenance*> out;
   for (const OpProvenance& p : m_provenance)
-    if (p.owner == owner) out.push_back(&p);
+    if (m_owners[p.owner] == owner) out.push_back(&p);
+  return out;
+}
+
+std::vector<std::string> TorchLatticeArtifactBuilder::resultsOf(const OpProvenance& record) const {
+  if (record.kind == OpProvenance::Kind::Argument) return {m_writer.arguments()[record.index].value.name};
+  // The op line starts with its results: "%a, %b = lattice.…" (SSA names hold no ' ' or ',').
+  const std::string_view text = m_writer.ops()[record.index].text;
+  const std::string_view names = text.substr(0, text.find(" = lattice."));
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start < names.size();) {
+    std::size_t end = names.find(", ", start);
+    if (end == std::string_view::npos) end = names.size();
+    out.emplace_back(names.substr(start + 1, end - start - 1)); // without '%'
+    start = end + 2;
+  }
+  return out;
+}
+
+std::vector<std::string> TorchLatticeArtifactBuilder::weightKeysOf(const OpProvenance& record) const {
+  std::vector<std::string> out;
+  for (std::uint32_t i = 0; i < record.weightCount; ++i)
+    out.push_back(m_weights[record.firstWeight + i].key);
   return out;
 }
 
 const std::string* TorchLatticeArtifactBuilder::weightOwner(const std::string& key) const {
   const WeightSlot* slot = m_weightIndex.find(key);
-  return slot ? &m_provenance[slot->provenance].owner : nullptr;
+  return slot ? &m_owners[m_provenance[slot->provenance].owner] : nullptr;
 }
 
 std::size_t TorchLatticeArtifactBuilder::lineOf(const OpProvenance& record) const {

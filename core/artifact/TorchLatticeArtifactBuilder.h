@@ -41,6 +41,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,22 +72,23 @@ struct ArtifactBuilderOptions {
 };
 
 /// Which FX node (or other owner) produced an argument or an op, so the studio can map MLIR
-/// lines and weight keys back to graph nodes and back.
+/// lines and weight keys back to graph nodes and back. A record is a few indices (one is kept
+/// per emitted line, so it holds no strings of its own); the builder answers the owner name,
+/// the result names and the weight keys from them (ownerOf, resultsOf, weightKeysOf).
 struct OpProvenance {
   enum class Kind : unsigned char { Argument, Op };
   Kind kind = Kind::Op;
   /// Index into writer().arguments() (Argument) or writer().ops() (Op).
   std::size_t index = 0;
-  /// The current node when it was emitted (setCurrentNode); "" when none was set.
-  std::string owner;
   /// Schema op name ("conv3d", "weight", "sparse.make"), the schema's own string; "" for
   /// arguments.
   std::string_view op;
-  /// SSA names it defines (uniqued, without `%`).
-  std::vector<std::string> results;
-  /// `weight` ops only: the safetensors keys it stored (`key`, or `key.weight`, `key.scales`,
-  /// `key.biases` when quantized).
-  std::vector<std::string> weightKeys;
+  /// The owner: an index into the builder's owner names (ownerOf).
+  std::uint32_t owner = 0;
+  /// `weight` ops only: the range of builder.weights() it stored (one entry, or `key.weight`,
+  /// `key.scales`, `key.biases` when quantized).
+  std::uint32_t firstWeight = 0;
+  std::uint32_t weightCount = 0;
 };
 
 /// Attribute values of `activation(...)` (§5.10): the reference's defaults.
@@ -262,10 +264,17 @@ public:
   const MlirModuleWriter& writer() const { return m_writer; }
 
   /// The owner recorded for everything emitted from now on (normally the FX node name).
-  void setCurrentNode(std::string owner) { m_owner = std::move(owner); }
-  const std::string& currentNode() const { return m_owner; }
+  void setCurrentNode(std::string owner);
+  const std::string& currentNode() const { return m_owners.back(); }
   /// One record per argument and op, in emission order.
   const std::vector<OpProvenance>& provenance() const { return m_provenance; }
+  /// The current node when `record` was emitted (setCurrentNode); "" when none was set.
+  const std::string& ownerOf(const OpProvenance& record) const { return m_owners[record.owner]; }
+  /// The SSA names `record` defines (uniqued, without `%`), in order.
+  std::vector<std::string> resultsOf(const OpProvenance& record) const;
+  /// The safetensors keys a `weight` record stored (`key`, or `key.weight`, `key.scales`,
+  /// `key.biases` when quantized); empty for every other record.
+  std::vector<std::string> weightKeysOf(const OpProvenance& record) const;
   /// Records emitted while `owner` was current, in emission order.
   std::vector<const OpProvenance*> provenanceOf(const std::string& owner) const;
   /// The owner of the weight op that stored safetensors key `key`; nullptr when unknown.
@@ -289,7 +298,7 @@ private:
   StringMap<WeightSlot> m_weightIndex; // stored key -> slot
   ArtifactValuePtr m_current;
   bool m_finalized = false;
-  std::string m_owner;
+  std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)
   std::vector<OpProvenance> m_provenance;
 };
 

@@ -122,7 +122,7 @@ void TestArtifactInterpreter::stepsConformanceModelWithProvenance() {
     ++stepped;
     // Everything emitted by this step is owned by this node, and nothing by a later one.
     for (std::size_t i = before; i < builder.provenance().size(); ++i)
-      QCOMPARE(builder.provenance()[i].owner, name);
+      QCOMPARE(builder.ownerOf(builder.provenance()[i]), name);
     if (name != "x") QCOMPARE(builder.provenanceOf(name).size(), owned.at(name).size());
   }
   QVERIFY(interp.finished());
@@ -159,7 +159,7 @@ void TestArtifactInterpreter::stepsConformanceModelWithProvenance() {
     QVERIFY2(o, key.c_str());
     QCOMPARE(*o, owner);
   }
-  QCOMPARE(builder.provenanceOf("stem")[0]->weightKeys, std::vector<std::string>{"stem.weight"});
+  QCOMPARE(builder.weightKeysOf(*builder.provenanceOf("stem")[0]), std::vector<std::string>{"stem.weight"});
 }
 
 void TestArtifactInterpreter::envHoldsSymbolicValues() {

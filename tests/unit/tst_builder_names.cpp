@@ -381,6 +381,8 @@ void TestBuilderNames::provenance() {
   b.setCurrentNode("add");
   Expected<ArtifactValuePtr> add = b.lowerFunction("operator.add", {toFxValue(*stem), toFxValue(*stem)}, {});
   QVERIFY(add.ok());
+  b.setCurrentNode("act");
+  QVERIFY(b.activation("act", "relu", *add).ok());
   QVERIFY(b.output({*add}).ok());
   const std::string text = mlir(b);
   const std::vector<std::string> all = lines(text);
@@ -389,10 +391,20 @@ void TestBuilderNames::provenance() {
   const std::vector<const OpProvenance*> stemRecords = b.provenanceOf("stem");
   QCOMPARE(stemRecords.size(), std::size_t(3));
   QCOMPARE(stemRecords[0]->op, std::string("weight"));
-  QCOMPARE(stemRecords[0]->weightKeys, std::vector<std::string>{"stem.weight"});
-  QCOMPARE(stemRecords[1]->weightKeys, std::vector<std::string>{"stem.bias"});
+  QCOMPARE(b.weightKeysOf(*stemRecords[0]), std::vector<std::string>{"stem.weight"});
+  QCOMPARE(b.weightKeysOf(*stemRecords[1]), std::vector<std::string>{"stem.bias"});
+  QCOMPARE(b.weightKeysOf(*stemRecords[2]), std::vector<std::string>{});
   QCOMPARE(stemRecords[2]->op, std::string("conv3d"));
-  QCOMPARE(stemRecords[2]->results, std::vector<std::string>{"stem"});
+  QCOMPARE(b.resultsOf(*stemRecords[2]), std::vector<std::string>{"stem"});
+  QCOMPARE(b.resultsOf(*b.provenanceOf("x")[0]), std::vector<std::string>{"x_coords"});
+  for (const OpProvenance* p : stemRecords)
+    QCOMPARE(b.ownerOf(*p), std::string("stem"));
+  // A three-result op: the decompose of the activation's feature pattern.
+  const std::vector<const OpProvenance*> actRecords = b.provenanceOf("act");
+  QCOMPARE(actRecords.size(), std::size_t(3));
+  QCOMPARE(actRecords[0]->op, std::string_view("sparse.decompose"));
+  QCOMPARE(b.resultsOf(*actRecords[0]),
+           (std::vector<std::string>{"sparse_decompose", "act_features_in", "act_active"}));
   QCOMPARE(*b.weightOwner("stem.bias"), std::string("stem"));
   QVERIFY(!b.weightOwner("nope"));
   // Lines: every record points at the line that defines its results.
@@ -400,7 +412,7 @@ void TestBuilderNames::provenance() {
     const std::size_t line = b.lineOf(p);
     QVERIFY(line >= 1 && line <= all.size());
     const std::string expectedStart =
-        p.kind == OpProvenance::Kind::Argument ? "    %" + p.results[0] + ":" : "    %" + p.results[0];
+        p.kind == OpProvenance::Kind::Argument ? "    %" + b.resultsOf(p)[0] + ":" : "    %" + b.resultsOf(p)[0];
     QVERIFY2(all[line - 1].rfind(expectedStart, 0) == 0, all[line - 1].c_str());
   }
   QCOMPARE(b.lineOf(*b.provenanceOf("add")[0]),

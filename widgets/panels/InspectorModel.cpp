@@ -119,14 +119,14 @@ Property describeNode(const fx::Node& node, const fx::Value* value,
     int weights = 0;
     for (const OpProvenance* record : builder->provenanceOf(node.name())) {
       QStringList results;
-      for (const std::string& r : record->results)
+      for (const std::string& r : builder->resultsOf(*record))
         results << QStringLiteral("%") + qs(r);
       const QString what = record->kind == OpProvenance::Kind::Argument
                                ? QStringLiteral("argument")
                                : QStringLiteral("lattice.") + qs(std::string(record->op));
       Property row(what, results.join(QStringLiteral(", ")));
       row.tooltip = QStringLiteral("graph.mlir line ") + QString::number(builder->lineOf(*record));
-      for (const std::string& key : record->weightKeys) {
+      for (const std::string& key : builder->weightKeysOf(*record)) {
         row.children.emplace_back(QStringLiteral("weight key"), qs(key));
         ++weights;
       }

@@ -218,7 +218,7 @@ QList<int> MlirPanel::lastExecutedLines() const {
   if (!b || executed.isEmpty()) return lines;
   const std::string last = executed.constLast().toStdString();
   const std::vector<OpProvenance>& records = b->provenance();
-  for (auto it = records.rbegin(); it != records.rend() && it->owner == last; ++it)
+  for (auto it = records.rbegin(); it != records.rend() && b->ownerOf(*it) == last; ++it)
     lines.prepend(static_cast<int>(b->lineOf(*it)));
   return lines;
 }
@@ -284,7 +284,7 @@ QString MlirPanel::nodeAtLine(int line) const {
     return {};
   }
   for (const OpProvenance& record : b->provenance())
-    if (record.kind == kind && record.index == index) return qs(record.owner);
+    if (record.kind == kind && record.index == index) return qs(b->ownerOf(record));
   return {};
 }
 
