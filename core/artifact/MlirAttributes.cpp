@@ -277,48 +277,54 @@ Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& v
     out += " : f32";
     return {};
   }
-  case SchemaAttrKind::Str: {
-    const auto* s = std::get_if<std::string>(&value);
-    if (!s) return wrongValue(kind, value);
-    if (!isSafeUnescapedString(*s))
-      return makeError("string '" + printableForMessage(*s) +
-                       "' must be printable ascii without '\"' or '\\'");
-    out += '"';
-    out += *s;
-    out += '"';
-    return {};
-  }
   case SchemaAttrKind::Packing: {
     const auto* p = std::get_if<PackingAttr>(&value);
     if (!p) return wrongValue(kind, value);
-    if (p->kind == "dense") {
-      out += "#lattice.packing<dense>";
-      return {};
-    }
-    Expected<std::string> text = formatPacking(*p);
-    if (!text) return text.error();
-    out += *text;
-    return {};
+    return appendPackingAttr(out, *p);
   }
   default:
     break;
   }
-
-  // The enum-like kinds: #lattice.<mnemonic><value>, the value from the schema's set.
+  // Str and the enum-like kinds.
   const auto* s = std::get_if<std::string>(&value);
   if (!s) return wrongValue(kind, value);
+  return appendStringAttr(out, kind, *s);
+}
+
+Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view s) {
+  if (kind == SchemaAttrKind::Str) {
+    if (!isSafeUnescapedString(s))
+      return makeError("string '" + printableForMessage(s) + "' must be printable ascii without '\"' or '\\'");
+    out += '"';
+    out += s;
+    out += '"';
+    return {};
+  }
+  // The enum-like kinds: #lattice.<mnemonic><value>, the value from the schema's set.
+  if (!isEnumAttrKind(kind)) return wrongValue(kind, std::string(s));
   const std::string_view mnemonic = schemaName(kind);
   const SchemaAttrDef* def = dialectSchema().findAttr(mnemonic);
   bool known = false;
   for (const std::string& v : def->values)
-    known = known || v == *s;
+    known = known || v == s;
   if (!known)
-    return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(*s) + "'");
+    return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(s) + "'");
   out += "#lattice.";
   out += mnemonic;
   out += '<';
-  out += *s;
+  out += s;
   out += '>';
+  return {};
+}
+
+Status appendPackingAttr(std::string& out, const PackingAttr& packing) {
+  if (packing.kind == "dense") {
+    out += "#lattice.packing<dense>";
+    return {};
+  }
+  Expected<std::string> text = formatPacking(packing);
+  if (!text) return text.error();
+  out += *text;
   return {};
 }
 

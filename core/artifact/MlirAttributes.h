@@ -77,6 +77,10 @@ std::string printableForMessage(std::string_view text);
 Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value);
 /// formatAttrValue appending to `out` (nothing is appended on error).
 Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& value);
+/// appendAttrValue for a string value (kind `str` or an enum kind), without an AttrValue.
+Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view value);
+/// appendAttrValue for a packing value, without an AttrValue.
+Status appendPackingAttr(std::string& out, const PackingAttr& packing);
 /// formatDecimalFloat appending to `out`.
 void appendDecimalFloat(std::string& out, double value);
 

@@ -294,6 +294,55 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   return results;
 }
 
+Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::string_view storageKey,
+                                                std::string_view layout, const PackingAttr& packing,
+                                                std::string type) {
+  static const SchemaOp* const schema = dialectSchema().findOp("weight");
+  // addOpImpl's checks in its order, for a record with resultStems {symbol}.
+  const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;
+  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
+  if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stem)));
+  if (valueTypeOf(type) != schema->results[0].type || hasControlCharacter(type)) {
+    return makeError(context() + ": result '" + schema->results[0].name + "' expects a " +
+                     std::string(schemaName(schema->results[0].type)) + " type, got " + quoteName(type));
+  }
+  if (!isValidSymbolName(symbol)) return makeError(context() + ": invalid weight symbol " + quoteName(symbol));
+  std::string& attrDict = m_attrScratch;
+  attrDict.clear();
+  for (const SchemaOpAttribute& attr : schema->attributes) {
+    attrDict += attrDict.empty() ? "{" : ", ";
+    attrDict += attr.name;
+    attrDict += " = ";
+    Status s;
+    if (attr.name == "storage_key")
+      s = appendStringAttr(attrDict, attr.kind, storageKey);
+    else if (attr.name == "layout")
+      s = appendStringAttr(attrDict, attr.kind, layout);
+    else if (attr.name == "packing")
+      s = appendPackingAttr(attrDict, packing);
+    else
+      s = makeError("missing required attribute '" + attr.name + "'");
+    if (!s) return makeError(context() + ": attribute '" + attr.name + "': " + s.message());
+  }
+  attrDict += '}';
+
+  MlirValue result{uniqueName(stem), std::move(type)};
+  EmittedOp emitted;
+  emitted.op = schema->name;
+  std::string& line = emitted.text;
+  line.reserve(24 + result.name.size() + symbol.size() + attrDict.size() + result.type.size());
+  line += '%';
+  line += result.name;
+  line += " = lattice.weight @";
+  line += symbol;
+  line += ' ';
+  line += attrDict;
+  line += " : ";
+  line += result.type;
+  m_ops.push_back(std::move(emitted));
+  return result;
+}
+
 Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<std::string> names,
                                    std::vector<std::string> roles) {
   if (values.empty()) return makeError("return needs at least one value");

@@ -87,6 +87,12 @@ public:
   /// addOp that takes the record's result types instead of copying them.
   Expected<std::vector<MlirValue>> addOp(OpRecord&& record);
 
+  /// addOp for a `lattice.weight` (one per stored parameter) without building an OpRecord: the
+  /// result stem and the symbol are `symbol`, the attributes `storage_key`, `layout` and
+  /// `packing`. The same checks, messages and text as addOp with that record.
+  Expected<MlirValue> addWeight(std::string_view symbol, std::string_view storageKey, std::string_view layout,
+                                const PackingAttr& packing, std::string type);
+
   /// Sets (or replaces) the returned values. `names` default to the values' SSA names and `roles`
   /// to `sparse_tensor` for `!lattice.sparse_tensor` values and `tensor` otherwise (sec. 3.2).
   /// Errors: no values, a value not defined here, names/roles of another length, names or

@@ -216,19 +216,14 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
   }
 
-  OpRecord op;
-  op.op = "weight";
-  op.symbol = safeValueName(key);
-  op.attributes.reserve(3);
-  op.attributes.push_back({"storage_key", key});
-  op.attributes.push_back({"layout", layout});
-  op.attributes.push_back({"packing", std::move(packing)});
-  op.resultStems.push_back(op.symbol);
-  op.resultTypes.push_back(weightType(family, *dtype));
-  Expected<std::vector<MlirValue>> results = emitOp(std::move(op));
-  if (!results) return results.error();
-
-  OpProvenance& record = m_provenance.back();
+  Expected<MlirValue> result =
+      m_writer.addWeight(safeValueName(key), key, layout, packing, weightType(family, *dtype));
+  if (!result) return result.error();
+  OpProvenance& record = m_provenance.emplace_back();
+  record.kind = OpProvenance::Kind::Op;
+  record.index = m_writer.opCount() - 1;
+  record.op = m_writer.ops().back().op;
+  record.owner = static_cast<std::uint32_t>(m_owners.size() - 1);
   const std::size_t provenance = m_provenance.size() - 1;
   record.firstWeight = static_cast<std::uint32_t>(m_weights.size());
   const auto store = [&](std::string storedKey, TensorData data) {
@@ -242,7 +237,7 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     for (NamedTensor& t : quantized)
       store(std::move(t.key), std::move(t.tensor));
   }
-  return std::move(results->front());
+  return result;
 }
 
 const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {

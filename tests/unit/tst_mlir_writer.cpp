@@ -60,6 +60,7 @@ private Q_SLOTS:
   void opErrors();
   void returnErrors();
   void errorDoesNotAdvanceNames();
+  void weightShortcutMatchesAddOp();
   void linearTimeForManyOps();
 };
 
@@ -450,6 +451,61 @@ void TestMlirWriter::linearTimeForManyOps() {
   for (std::size_t i : {std::size_t(0), std::size_t(1), std::size_t(12345), std::size_t(kOps - 1)})
     QCOMPARE(lines.at(int(w.opLine(i)) - 1), QStringLiteral("    ") + q(w.ops()[i].text));
   QCOMPARE(lines.at(int(w.returnLine()) - 1), q("    return %add39999 : " + sp));
+}
+
+void TestMlirWriter::weightShortcutMatchesAddOp() {
+  // addWeight is addOp for a weight record without the record: the same line, names, counter
+  // and errors. Expected lines are the format spec's weight form (sec. 6.2).
+  struct Case {
+    std::string symbol, key, layout;
+    PackingAttr packing;
+    std::string type;
+    QString expected; // the line, or a part of the error
+  };
+  const std::vector<Case> cases = {
+      {"stem_weight", "stem.weight", "conv3d_o_xyz_i", PackingAttr::dense(), weightType("conv3d", "f32"),
+       "%stem_weight = lattice.weight @stem_weight {storage_key = \"stem.weight\", layout = "
+       "#lattice.weight_layout<conv3d_o_xyz_i>, packing = #lattice.packing<dense>} : !lattice.weight<conv3d, f32>"},
+      {"stem_weight", "stem.weight2", "linear_o_i", PackingAttr::affine(4, 32, "f16"), weightType("linear", "u32"),
+       "%stem_weight1 = lattice.weight @stem_weight {storage_key = \"stem.weight2\", layout = "
+       "#lattice.weight_layout<linear_o_i>, packing = #lattice.packing<int4, group_size = 32, scale_dtype = f16, "
+       "mode = affine>} : !lattice.weight<linear, u32>"},
+      {"1bad", "k", "bias_c", PackingAttr::dense(), weightType("bias", "f32"), "invalid ssa name '1bad'"},
+      {"", "k", "bias_c", PackingAttr::dense(), weightType("bias", "f32"), "invalid weight symbol ''"},
+      {"w", "a\"b", "bias_c", PackingAttr::dense(), weightType("bias", "f32"),
+       "attribute 'storage_key': string 'a\"b' must be printable ascii"},
+      {"w", "k", "sideways", PackingAttr::dense(), weightType("bias", "f32"),
+       "attribute 'layout': unknown weight_layout value 'sideways'"},
+      {"w", "k", "bias_c", PackingAttr{"int3", 32, "f16", "affine"}, weightType("bias", "f32"),
+       "attribute 'packing': unknown packing kind 'int3'"},
+      {"w", "k", "bias_c", PackingAttr::dense(), "tensor<3xf32>", "result 'result' expects a weight type"},
+      {"bad-name", "k", "bias_c", PackingAttr::dense(), weightType("bias", "f32"), "invalid weight symbol"},
+  };
+  MlirModuleWriter viaRecord;
+  MlirModuleWriter direct;
+  for (const Case& c : cases) {
+    OpRecord r;
+    r.op = "weight";
+    r.symbol = c.symbol;
+    r.attributes = {{"storage_key", c.key}, {"layout", c.layout}, {"packing", c.packing}};
+    r.resultStems = {c.symbol};
+    r.resultTypes = {c.type};
+    Expected<std::vector<MlirValue>> a = viaRecord.addOp(r);
+    Expected<MlirValue> b = direct.addWeight(c.symbol, c.key, c.layout, c.packing, c.type);
+    QCOMPARE(a.ok(), b.ok());
+    if (!a.ok()) {
+      QCOMPARE(q(b.message()), q(a.message()));
+      QVERIFY2(q(a.message()).contains(c.expected), a.message().c_str());
+      continue;
+    }
+    QCOMPARE(q(b->name), q(a->front().name));
+    QCOMPARE(q(b->type), q(a->front().type));
+    QCOMPARE(q(direct.ops().back().text), c.expected);
+    QCOMPARE(q(viaRecord.ops().back().text), c.expected);
+    QCOMPARE(direct.ops().back().op, std::string_view("weight"));
+  }
+  QCOMPARE(direct.opCount(), viaRecord.opCount());
+  QCOMPARE(direct.uniqueName("stem_weight"), std::string("stem_weight2"));
 }
 
 QTEST_APPLESS_MAIN(TestMlirWriter)
