@@ -36,6 +36,17 @@ void appendInt(std::string& out, std::int64_t v) {
   out.append(buffer, r.ptr);
 }
 
+// The schema definition of an attribute kind (looked up once per kind).
+const SchemaAttrDef* attrDefOf(SchemaAttrKind kind) {
+  static const auto defs = [] {
+    std::array<const SchemaAttrDef*, static_cast<std::size_t>(SchemaAttrKind::Packing) + 1> out{};
+    for (std::size_t k = 0; k < out.size(); ++k)
+      out[k] = dialectSchema().findAttr(schemaName(static_cast<SchemaAttrKind>(k)));
+    return out;
+  }();
+  return defs[static_cast<std::size_t>(kind)];
+}
+
 Error wrongValue(SchemaAttrKind kind, const AttrValue& value) {
   return makeError("expected a value for attribute kind '" + std::string(schemaName(kind)) + "', got " +
                    alternativeName(value));
@@ -85,7 +96,7 @@ Expected<std::array<double, 3>> f64Triple(const AttrValue& value) {
 }
 
 Expected<std::string> formatPacking(const PackingAttr& p) {
-  const SchemaAttrDef* def = dialectSchema().findAttr("packing");
+  const SchemaAttrDef* def = attrDefOf(SchemaAttrKind::Packing);
   bool known = false;
   for (const std::string& v : def->values)
     known = known || v == p.kind;
@@ -303,7 +314,7 @@ Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view 
   // The enum-like kinds: #lattice.<mnemonic><value>, the value from the schema's set.
   if (!isEnumAttrKind(kind)) return wrongValue(kind, std::string(s));
   const std::string_view mnemonic = schemaName(kind);
-  const SchemaAttrDef* def = dialectSchema().findAttr(mnemonic);
+  const SchemaAttrDef* def = attrDefOf(kind);
   bool known = false;
   for (const std::string& v : def->values)
     known = known || v == s;

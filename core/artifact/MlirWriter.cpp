@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 
 namespace lattice {
 namespace {
@@ -56,6 +57,30 @@ void appendJoinedTypes(std::string& out, const std::vector<MlirValue>& values) {
 }
 
 } // namespace
+
+void MlirModuleWriter::Pieces::names(const std::vector<MlirValue>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    add(i > 0 ? ", %" : "%");
+    add(values[i].name);
+  }
+}
+
+void MlirModuleWriter::Pieces::types(const std::vector<MlirValue>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) add(", ");
+    add(values[i].type);
+  }
+}
+
+std::string MlirModuleWriter::Pieces::str() const {
+  std::string out(m_size, '\0');
+  char* p = out.data();
+  for (std::string_view piece : m_pieces) {
+    std::memcpy(p, piece.data(), piece.size());
+    p += piece.size();
+  }
+  return out;
+}
 
 std::string normalizeSsaStem(std::string_view stem) {
   std::string out(stem);
@@ -248,49 +273,45 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   results.reserve(resultCount);
   for (std::size_t i = 0; i < resultCount; ++i)
     results.push_back({uniqueName(stems[i]), std::move(resultTypes[i])});
-  EmittedOp emitted;
-  emitted.op = schema->name;
-  std::string& line = emitted.text;
-  std::size_t size = 32 + schema->name.size() + record.symbol.size() + attrDict.size();
-  for (const MlirValue& v : results)
-    size += v.name.size() + v.type.size() + 4;
-  for (const MlirValue& v : record.operands)
-    size += v.name.size() + v.type.size() + 4;
-  line.reserve(size);
-  appendJoinedNames(line, results);
-  line += " = lattice.";
-  line += schema->name;
+  // The line is gathered as pieces and copied once into a string of its exact size.
+  Pieces& line = m_pieces;
+  line.clear();
+  line.names(results);
+  line.add(" = lattice.");
+  line.add(schema->name);
   switch (schema->assembly) {
   case SchemaAssembly::Weight:
-    line += " @";
-    line += record.symbol;
-    line += ' ';
-    line += attrDict;
-    line += " : ";
-    line += results[0].type;
+    line.add(" @");
+    line.add(record.symbol);
+    line.add(" ");
+    line.add(attrDict);
+    line.add(" : ");
+    line.add(results[0].type);
     break;
   case SchemaAssembly::Decompose:
-    line += ' ';
-    appendJoinedNames(line, record.operands);
-    line += " : ";
-    appendJoinedTypes(line, record.operands);
-    line += " -> (";
-    appendJoinedTypes(line, results);
-    line += ')';
+    line.add(" ");
+    line.names(record.operands);
+    line.add(" : ");
+    line.types(record.operands);
+    line.add(" -> (");
+    line.types(results);
+    line.add(")");
     break;
   case SchemaAssembly::Functional:
     // With no attributes the dict is empty text, which leaves two spaces before ':' (sec. 6.1).
-    line += ' ';
-    appendJoinedNames(line, record.operands);
-    line += ' ';
-    line += attrDict;
-    line += " : (";
-    appendJoinedTypes(line, record.operands);
-    line += ") -> ";
-    line += results[0].type;
+    line.add(" ");
+    line.names(record.operands);
+    line.add(" ");
+    line.add(attrDict);
+    line.add(" : (");
+    line.types(record.operands);
+    line.add(") -> ");
+    line.add(results[0].type);
     break;
   }
-  m_ops.push_back(std::move(emitted));
+  EmittedOp& emitted = m_ops.emplace_back();
+  emitted.op = schema->name;
+  emitted.text = line.str();
   return results;
 }
 
@@ -327,19 +348,19 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   attrDict += '}';
 
   MlirValue result{uniqueName(stem), std::move(type)};
-  EmittedOp emitted;
+  Pieces& line = m_pieces;
+  line.clear();
+  line.add("%");
+  line.add(result.name);
+  line.add(" = lattice.weight @");
+  line.add(symbol);
+  line.add(" ");
+  line.add(attrDict);
+  line.add(" : ");
+  line.add(result.type);
+  EmittedOp& emitted = m_ops.emplace_back();
   emitted.op = schema->name;
-  std::string& line = emitted.text;
-  line.reserve(24 + result.name.size() + symbol.size() + attrDict.size() + result.type.size());
-  line += '%';
-  line += result.name;
-  line += " = lattice.weight @";
-  line += symbol;
-  line += ' ';
-  line += attrDict;
-  line += " : ";
-  line += result.type;
-  m_ops.push_back(std::move(emitted));
+  emitted.text = line.str();
   return result;
 }
 

@@ -142,8 +142,25 @@ private:
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
 
+  /// The pieces of one op line, copied once into a string of their total size.
+  class Pieces {
+  public:
+    void clear() { m_pieces.clear(), m_size = 0; }
+    void add(std::string_view piece) { m_pieces.push_back(piece), m_size += piece.size(); }
+    /// `%a, %b`.
+    void names(const std::vector<MlirValue>& values);
+    /// `t1, t2`.
+    void types(const std::vector<MlirValue>& values);
+    std::string str() const;
+
+  private:
+    std::vector<std::string_view> m_pieces;
+    std::size_t m_size = 0;
+  };
+
   StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem
   std::string m_attrScratch;           // the attribute dict of the op being added
+  Pieces m_pieces;                     // the line of the op being added
   std::vector<MlirArgument> m_arguments;
   std::vector<EmittedOp> m_ops;
   std::vector<MlirValue> m_returnValues;
