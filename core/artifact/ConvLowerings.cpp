@@ -44,7 +44,7 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   if (!w) fail("'" + c.className() + "' object has no attribute 'weight'");
   const TensorData relaid = must(convWeightToLatticeLayout(
       *w, kernel[0], kernel[1], kernel[2], pyInt(c.attr("in_channels")), pyInt(c.attr("out_channels"))));
-  const MlirValue weight = c.weight("weight", relaid, "conv3d", "conv3d_o_xyz_i");
+  MlirValue weight = c.weight("weight", relaid, "conv3d", "conv3d_o_xyz_i");
   std::optional<MlirValue> bias;
   if (const TensorData* t = c.tensor("bias")) bias = c.weight("bias", *t, "bias", "bias_c");
 
@@ -58,11 +58,12 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const ConvAttrs& a = withTarget ? attrs2 : attrs1;
   OpRecord op;
   op.op = withTarget ? op2 : op1;
-  op.operands = {operand(input)};
+  op.operands.reserve(4);
+  op.operands.push_back(operand(input));
   if (target) op.operands.push_back(operand(target));
-  op.operands.push_back(weight);
-  if (bias) op.operands.push_back(*bias);
-  op.attributes = {{"kernel_size", toArray(kernel)}};
+  op.operands.push_back(std::move(weight));
+  if (bias) op.operands.push_back(std::move(*bias));
+  op.attributes = movedList<NamedAttr>(NamedAttr{"kernel_size", toArray(kernel)});
   if (a.stride) op.attributes.push_back({"stride", toArray(intTriple(c.attr("stride")))});
   if (a.padding) op.attributes.push_back({"padding", toArray(intTriple(c.attr("padding")))});
   if (a.dilation) op.attributes.push_back({"dilation", toArray(intTriple(c.attr("dilation")))});
@@ -72,8 +73,8 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   }
   const std::string dtype = c.moduleDtype();
   const int64_t outChannels = pyInt(c.attr("out_channels"));
-  op.resultStems = {c.safeName()};
-  op.resultTypes = {sparseTensorType(dtype)};
+  op.resultStems = movedList<std::string>(c.safeName());
+  op.resultTypes = movedList<std::string>(sparseTensorType(dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, outChannels, dtype);
 }
@@ -97,11 +98,11 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
   }
   OpRecord op;
   op.op = opName;
-  op.operands = {operand(input)};
+  op.operands = movedList<MlirValue>(operand(input));
   if (target) op.operands.push_back(operand(target));
   op.attributes = std::move(attrs);
-  op.resultStems = {c.safeName()};
-  op.resultTypes = {sparseTensorType(c.builder.inputDtype())};
+  op.resultStems = movedList<std::string>(c.safeName());
+  op.resultTypes = movedList<std::string>(sparseTensorType(c.builder.inputDtype()));
   MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, input->channels(), c.builder.inputDtype());
 }

@@ -239,10 +239,10 @@ TorchLatticeArtifactBuilder::sparseBinary(const std::string& name, const Artifac
     const std::optional<int64_t> channels = lhs->channels().value_or(0) ? lhs->channels() : rhs->channels();
     OpRecord rec;
     rec.op = "sparse.binary";
-    rec.operands = {operandOf(lhs), operandOf(rhs)};
+    rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
     rec.attributes = {{"op", op}, {"join", join}, {"lhs_fill", lhsFill}, {"rhs_fill", rhsFill}};
-    rec.resultStems = {safeValueName(name)};
-    rec.resultTypes = {sparseTensorType(inputDtype())};
+    rec.resultStems = movedList<std::string>(safeValueName(name));
+    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
@@ -258,10 +258,10 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseCat(const std::str
     if (lhs->channels() && rhs->channels()) channels = *lhs->channels() + *rhs->channels();
     OpRecord rec;
     rec.op = "sparse.cat";
-    rec.operands = {operandOf(lhs), operandOf(rhs)};
+    rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
     rec.attributes = {{"join", join}};
-    rec.resultStems = {safeValueName(name)};
-    rec.resultTypes = {sparseTensorType(inputDtype())};
+    rec.resultStems = movedList<std::string>(safeValueName(name));
+    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
@@ -275,10 +275,10 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseReindex(const std:
     requireKind(target, Kind::Sparse, "sparse reindex target");
     OpRecord rec;
     rec.op = "sparse.reindex";
-    rec.operands = {operandOf(input), operandOf(target)};
+    rec.operands = movedList<MlirValue>(operandOf(input), operandOf(target));
     rec.attributes = {{"fill", fill}};
-    rec.resultStems = {safeValueName(name)};
-    rec.resultTypes = {sparseTensorType(inputDtype())};
+    rec.resultStems = movedList<std::string>(safeValueName(name));
+    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, input->channels(), inputDtype());
   });
 }
@@ -294,13 +294,13 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::voxelize(
     requireKind(activeRows, Kind::Dense, "active_rows");
     OpRecord rec;
     rec.op = "voxelize";
-    rec.operands = {operandOf(points), operandOf(features), operandOf(batchIndices), operandOf(activeRows)};
+    rec.operands = movedList<MlirValue>(operandOf(points), operandOf(features), operandOf(batchIndices), operandOf(activeRows));
     rec.attributes = {{"voxel_size", toF64(voxelSize)},
                       {"origin", toF64(origin)},
                       {"reduction", reduction},
                       {"stride", toI64(stride)}};
-    rec.resultStems = {safeValueName(name)};
-    rec.resultTypes = {sparseTensorType(inputDtype())};
+    rec.resultStems = movedList<std::string>(safeValueName(name));
+    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, features->channels(), inputDtype());
   });
 }
@@ -320,8 +320,8 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::devoxelize(
                     operandOf(pointActiveRows)};
     rec.attributes = {
         {"voxel_size", toF64(voxelSize)}, {"origin", toF64(origin)}, {"interpolation", interpolation}};
-    rec.resultStems = {safeValueName(name)};
-    rec.resultTypes = {featureTensorType(voxels->channels(), inputDtype())};
+    rec.resultStems = movedList<std::string>(safeValueName(name));
+    rec.resultTypes = movedList<std::string>(featureTensorType(voxels->channels(), inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Dense, voxels->channels(), inputDtype());
   });
 }

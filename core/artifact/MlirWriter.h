@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lattice {
@@ -167,6 +168,15 @@ private:
   std::vector<std::string> m_outputNames;
   std::vector<std::string> m_outputRoles;
 };
+
+/// A vector of `items` moved in, for building OpRecord fields (a braced list copies every
+/// element): `op.resultStems = movedList<std::string>(s + "_features");`.
+template <typename T, typename... Items> std::vector<T> movedList(Items&&... items) {
+  std::vector<T> out;
+  out.reserve(sizeof...(Items));
+  (out.emplace_back(std::forward<Items>(items)), ...);
+  return out;
+}
 
 /// `.` replaced by `_` (sec. 9 step 2).
 std::string normalizeSsaStem(std::string_view stem);

@@ -239,8 +239,8 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
   op.operands = {{input->name(), input->type()}, c.weight("weight", *w, "linear", "linear_o_i")};
   if (const TensorData* bias = c.tensor("bias"))
     op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
-  op.resultStems = {c.safeName()};
-  op.resultTypes = {featureTensorType(outFeatures, dtype)};
+  op.resultStems = movedList<std::string>(c.safeName());
+  op.resultTypes = movedList<std::string>(featureTensorType(outFeatures, dtype));
   MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), ArtifactValue::Kind::Dense, outFeatures, dtype);
 }
@@ -374,10 +374,10 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     if (!m_options.batchSize) lowering::fail("global_pool artifact requires a static batch_size.");
     OpRecord op;
     op.op = "global_pool";
-    op.operands = {{input->name(), input->type()}};
+    op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
-    op.resultStems = {safeValueName(name)};
-    op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
+    op.resultStems = movedList<std::string>(safeValueName(name));
+    op.resultTypes = movedList<std::string>(featureTensorType(input->channels(), inputDtype()));
     MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
     return makeValue(std::move(out), ArtifactValue::Kind::Dense, input->channels(), inputDtype());
   } catch (const Exception& e) {

@@ -38,8 +38,8 @@ ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& sa
   for (MlirValue& w : weights)
     op.operands.push_back(std::move(w));
   op.attributes = std::move(attrs);
-  op.resultStems = {safeName + "_features"};
-  op.resultTypes = {featureTensorType(channels, dtype)};
+  op.resultStems = movedList<std::string>(safeName + "_features");
+  op.resultTypes = movedList<std::string>(featureTensorType(channels, dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
@@ -55,10 +55,11 @@ FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string
   if (!input->isSparse()) return {{input->name(), input->type()}, nullptr};
   OpRecord op;
   op.op = "sparse.decompose";
-  op.operands = {{input->name(), input->type()}};
-  op.resultStems = {"", safeName + "_features_in", safeName + "_active"};
-  op.resultTypes = {std::string(kCoordsTensorType), featureTensorType(input->channels(), b.inputDtype()),
-                    std::string(kActiveTensorType)};
+  op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
+  op.resultStems = movedList<std::string>("", safeName + "_features_in", safeName + "_active");
+  op.resultTypes = movedList<std::string>(std::string(kCoordsTensorType),
+                                          featureTensorType(input->channels(), b.inputDtype()),
+                                          std::string(kActiveTensorType));
   const std::vector<MlirValue> results = must(b.emitOp(std::move(op)));
   return {results[1], input};
 }
@@ -69,9 +70,9 @@ ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::strin
   if (!in.sparse) return TorchLatticeArtifactBuilder::makeValue(featuresOut, Kind::Dense, channels, dtype);
   OpRecord op;
   op.op = "sparse.with_features";
-  op.operands = {{in.sparse->name(), in.sparse->type()}, featuresOut};
-  op.resultStems = {safeName};
-  op.resultTypes = {sparseTensorType(dtype)};
+  op.operands = movedList<MlirValue>(MlirValue{in.sparse->name(), in.sparse->type()}, featuresOut);
+  op.resultStems = movedList<std::string>(safeName);
+  op.resultTypes = movedList<std::string>(sparseTensorType(dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, channels, dtype);
 }
@@ -88,18 +89,19 @@ ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
   // affine=False: constant ones/zeros are registered (and stored) under the same keys.
   const TensorData* scaleT = c.tensor("weight");
   const TensorData* biasT = c.tensor("bias");
-  const MlirValue scale =
+  MlirValue scale =
       c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
                "channel_c");
-  const MlirValue bias = c.weight(
+  MlirValue bias = c.weight(
       "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
   const TensorData* mean = c.tensor("running_mean");
   const TensorData* var = c.tensor("running_var");
   if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
-  const MlirValue meanW = c.weight("running_mean", *mean, "channel", "channel_c");
-  const MlirValue varW = c.weight("running_var", *var, "channel", "channel_c");
-  return featureOp(c.builder, s, in, "batch_norm", {scale, bias, meanW, varW}, {{"eps", eps}}, channels,
-                   dtype);
+  MlirValue meanW = c.weight("running_mean", *mean, "channel", "channel_c");
+  MlirValue varW = c.weight("running_var", *var, "channel", "channel_c");
+  return featureOp(c.builder, s, in, "batch_norm",
+                   movedList<MlirValue>(std::move(scale), std::move(bias), std::move(meanW), std::move(varW)),
+                   movedList<NamedAttr>(NamedAttr{"eps", eps}), channels, dtype);
 }
 
 ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
@@ -182,14 +184,12 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
     const lowering::FeatureInput in = lowering::decomposeFeatures(*this, s, input);
     OpRecord op;
     op.op = "activation";
-    op.operands = {in.features};
-    op.attributes = {{"kind", kind},
-                     {"approximate", params.approximate},
-                     {"alpha", params.alpha},
-                     {"beta", params.beta},
-                     {"threshold", params.threshold}};
-    op.resultStems = {s + "_features"};
-    op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
+    op.operands = movedList<MlirValue>(in.features);
+    op.attributes = movedList<NamedAttr>(NamedAttr{"kind", kind}, NamedAttr{"approximate", params.approximate},
+                                         NamedAttr{"alpha", params.alpha}, NamedAttr{"beta", params.beta},
+                                         NamedAttr{"threshold", params.threshold});
+    op.resultStems = movedList<std::string>(s + "_features");
+    op.resultTypes = movedList<std::string>(featureTensorType(input->channels(), inputDtype()));
     MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {

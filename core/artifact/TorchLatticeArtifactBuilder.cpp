@@ -102,11 +102,11 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   if (!active) return active.error();
   OpRecord make;
   make.op = "sparse.make";
-  make.operands = {*coords, *features, *active};
+  make.operands = movedList<MlirValue>(*coords, *features, *active);
   make.attributes = {{"stride", I64Array(m_inputStride.begin(), m_inputStride.end())},
                      {"coord_order", std::string("batch_x_y_z")}};
-  make.resultStems = {m_options.inputName};
-  make.resultTypes = {sparseTensorType(dtype)};
+  make.resultStems = movedList<std::string>(m_options.inputName);
+  make.resultTypes = movedList<std::string>(sparseTensorType(dtype));
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
@@ -127,11 +127,11 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
   if (!active) return active.error();
   OpRecord make;
   make.op = "sparse.make";
-  make.operands = {*coords, *features, *active};
+  make.operands = movedList<MlirValue>(*coords, *features, *active);
   make.attributes = {{"stride", I64Array(stride.begin(), stride.end())},
                      {"coord_order", std::string("batch_x_y_z")}};
-  make.resultStems = {s};
-  make.resultTypes = {sparseTensorType(d)};
+  make.resultStems = movedList<std::string>(s);
+  make.resultTypes = movedList<std::string>(sparseTensorType(d));
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, channels, d);
