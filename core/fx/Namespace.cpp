@@ -146,20 +146,20 @@ std::string Namespace::createName(std::string_view rawCandidate) {
 
   std::string name = hasNum ? base + "_" + std::to_string(num) : base;
   if (num == 0) {
-    const auto it = m_baseCount.find(base);
-    num = it == m_baseCount.end() ? 0 : it->second;
+    const long long* count = m_baseCount.find(base);
+    num = count ? *count : 0;
   }
-  while (m_used.count(name) != 0 || isIllegalName(name)) {
+  while (m_used.contains(name) || isIllegalName(name)) {
     ++num;
     name = base + "_" + std::to_string(num);
   }
-  m_used.insert(name);
+  m_used.insert(name, true);
   m_baseCount[base] = num;
   return name;
 }
 
 void Namespace::reserve(const std::string& name) {
-  m_used.insert(name);
+  m_used.insert(name, true);
 }
 
 } // namespace lattice::fx

@@ -6,8 +6,7 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
+#include "support/StringMap.h"
 
 namespace lattice::fx {
 
@@ -27,11 +26,11 @@ public:
   std::string createName(std::string_view candidate);
   /// Marks `name` as used (e.g. when copying a graph verbatim).
   void reserve(const std::string& name);
-  bool isUsed(const std::string& name) const { return m_used.count(name) != 0; }
+  bool isUsed(std::string_view name) const { return m_used.contains(name); }
 
 private:
-  std::unordered_set<std::string> m_used;
-  std::unordered_map<std::string, long long> m_baseCount;
+  StringMap<bool> m_used;               // a set: every value is true
+  StringMap<long long> m_baseCount;
 };
 
 } // namespace lattice::fx

@@ -83,6 +83,7 @@ public:
     m_slots.clear();
     m_chunks.clear();
     m_chunkLeft = 0;
+    m_chunkSize = 0;
     m_size = 0;
     m_mask = 0;
   }
@@ -105,7 +106,7 @@ private:
 
   void grow() {
     std::vector<Slot> old = std::move(m_slots);
-    const std::size_t capacity = old.empty() ? 64 : old.size() * 2;
+    const std::size_t capacity = old.empty() ? 8 : old.size() * 2;
     m_slots.assign(capacity, Slot{});
     m_mask = capacity - 1;
     for (Slot& s : old) {
@@ -117,11 +118,13 @@ private:
     }
   }
 
-  /// Copies the key bytes into the arena (stable addresses: chunks are never reallocated).
+  /// Copies the key bytes into the arena (stable addresses: chunks are never reallocated). Chunks
+  /// double from 256 bytes to 64 KiB, so a map of a few keys stays small.
   std::string_view store(std::string_view key) {
     if (key.empty()) return {};
     if (key.size() > m_chunkLeft) {
-      const std::size_t size = std::max<std::size_t>(kChunk, key.size());
+      m_chunkSize = m_chunkSize == 0 ? kFirstChunk : std::min(m_chunkSize * 2, kMaxChunk);
+      const std::size_t size = std::max(m_chunkSize, key.size());
       m_chunks.push_back(std::make_unique<char[]>(size));
       m_chunkNext = m_chunks.back().get();
       m_chunkLeft = size;
@@ -133,13 +136,15 @@ private:
     return stored;
   }
 
-  static constexpr std::size_t kChunk = 16 * 1024;
+  static constexpr std::size_t kFirstChunk = 256;
+  static constexpr std::size_t kMaxChunk = 64 * 1024;
   std::vector<Slot> m_slots;
   std::size_t m_mask = 0;
   std::size_t m_size = 0;
   std::vector<std::unique_ptr<char[]>> m_chunks;
   char* m_chunkNext = nullptr;
   std::size_t m_chunkLeft = 0;
+  std::size_t m_chunkSize = 0;
 };
 
 } // namespace lattice

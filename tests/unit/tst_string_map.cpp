@@ -1,0 +1,119 @@
+// Tests for StringMap (support/StringMap.h), the open-addressing string map of the lowering's hot
+// paths: every operation is checked against std::unordered_map as the oracle, through growth,
+// colliding and empty keys, keys longer than an arena chunk, copies and moves.
+
+#include "support/StringMap.h"
+
+#include <QtTest/QtTest>
+
+#include <random>
+#include <string>
+#include <unordered_map>
+
+using namespace lattice;
+
+class TestStringMap : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void matchesUnorderedMap();
+  void keysAreCopiedAndStable();
+  void emptyAndLongKeys();
+  void copyAndMove();
+};
+
+void TestStringMap::matchesUnorderedMap() {
+  // 20 000 operations over a key space of 3 000 names shaped like SSA stems: many repeats,
+  // shared prefixes, several growths.
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> pick(0, 2999);
+  StringMap<std::size_t> map;
+  std::unordered_map<std::string, std::size_t> oracle;
+  for (int step = 0; step < 20000; ++step) {
+    const std::string key = "blocks_" + std::to_string(pick(rng)) + (step % 3 ? "_features" : "");
+    if (step % 4 == 0) {
+      const std::pair<std::size_t*, bool> inserted = map.insert(key, static_cast<std::size_t>(step));
+      const auto expected = oracle.emplace(key, static_cast<std::size_t>(step));
+      QCOMPARE(inserted.second, expected.second);
+      QCOMPARE(*inserted.first, expected.first->second);
+    } else {
+      ++map[key];
+      ++oracle[key];
+    }
+    QCOMPARE(map.size(), oracle.size());
+  }
+  for (const auto& [key, value] : oracle) {
+    const std::size_t* found = map.find(key);
+    QVERIFY2(found, key.c_str());
+    QCOMPARE(*found, value);
+  }
+  QVERIFY(!map.find("blocks_3000"));
+  QVERIFY(!map.contains("blocks_"));
+  std::size_t visited = 0;
+  map.forEach([&](std::string_view key, std::size_t value) {
+    ++visited;
+    QCOMPARE(value, oracle.at(std::string(key)));
+  });
+  QCOMPARE(visited, oracle.size());
+}
+
+void TestStringMap::keysAreCopiedAndStable() {
+  StringMap<int> map;
+  std::string key = "stem.weight";
+  map.insert(key, 1);
+  key[0] = 'X'; // the map owns its copy
+  QVERIFY(map.contains("stem.weight"));
+  QVERIFY(!map.contains("Xtem.weight"));
+  // Lookups take views of any string: a substring, a literal, a std::string.
+  const std::string longer = "stem.weight.scales";
+  QVERIFY(map.contains(std::string_view(longer).substr(0, 11)));
+  // Keys keep their bytes across thousands of later inserts (arena chunks never move).
+  for (int i = 0; i < 5000; ++i)
+    map.insert("k" + std::to_string(i), i);
+  int seen = 0;
+  int value = 0;
+  map.forEach([&](std::string_view k, int v) {
+    if (k == "stem.weight") {
+      ++seen;
+      value = v;
+    }
+  });
+  QCOMPARE(seen, 1);
+  QCOMPARE(value, 1);
+  QCOMPARE(*map.find("k4999"), 4999);
+}
+
+void TestStringMap::emptyAndLongKeys() {
+  StringMap<int> map;
+  QVERIFY(!map.find(""));
+  map[""] = 5;
+  QCOMPARE(*map.find(""), 5);
+  const std::string huge(100000, 'a'); // larger than the largest arena chunk
+  map.insert(huge, 6);
+  QCOMPARE(*map.find(huge), 6);
+  QVERIFY(!map.find(std::string(99999, 'a')));
+  QCOMPARE(map.size(), std::size_t(2));
+}
+
+void TestStringMap::copyAndMove() {
+  StringMap<int> a;
+  for (int i = 0; i < 100; ++i)
+    a.insert("n" + std::to_string(i), i);
+  StringMap<int> b = a; // a deep copy: its own keys
+  a["n1"] = 100;
+  QCOMPARE(*b.find("n1"), 1);
+  QCOMPARE(*a.find("n1"), 100);
+  StringMap<int> c = std::move(a);
+  QCOMPARE(c.size(), std::size_t(100));
+  QCOMPARE(*c.find("n99"), 99);
+  b = c;
+  QCOMPARE(*b.find("n1"), 100);
+  c.clear();
+  QVERIFY(c.empty());
+  QVERIFY(!c.find("n1"));
+  c["again"] = 1;
+  QCOMPARE(*c.find("again"), 1);
+}
+
+QTEST_APPLESS_MAIN(TestStringMap)
+#include "tst_string_map.moc"
