@@ -7,6 +7,8 @@
 
 #include "tensor/Safetensors.h"
 
+#include "support/StringMap.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -73,47 +75,52 @@ std::optional<uint64_t> nonNegativeInt(const Json& value) {
   return v;
 }
 
-// The parsed header plus the order its keys appeared in. nlohmann::json objects are sorted maps
-// and silently keep the last of duplicated keys, so a first SAX pass records key order, finds
-// duplicates and bounds the nesting depth; the DOM is built by a second, plain parse. (The
-// parser-callback API would do this in one pass but rescans the parent object after every
-// value, which is quadratic in the tensor count; ordered_json lookups are linear.)
+// The parsed header: each top-level value in the order its key first appeared. nlohmann::json
+// objects are sorted maps that keep the last of duplicated keys; a header of thousands of tensors
+// is therefore not built as one DOM. One SAX pass builds each top-level value on its own (small
+// objects: last duplicate wins, as in a DOM), records key order, finds duplicated top-level keys
+// and bounds the nesting depth.
 struct Header {
-  Json json;
-  std::vector<std::string> keys;         // top-level keys in header order, without duplicates
-  std::vector<std::string> metadataKeys; // `__metadata__` keys in header order
+  bool isObject = false;
+  std::vector<std::pair<std::string, Json>> values; // top-level keys in header order, first occurrence
+  std::vector<std::string> metadataKeys;            // `__metadata__` keys in header order
 };
 
-class KeyOrderScanner {
+class HeaderScanner {
 public:
-  explicit KeyOrderScanner(Header& header) : m_header(header) {}
+  explicit HeaderScanner(Header& header) : m_header(header) {}
 
   std::string duplicate; // first duplicated top-level key
   bool tooDeep = false;
   std::size_t errorByte = 0; // set when the JSON is invalid
   bool invalid = false;
 
-  bool null() { return true; }
-  bool boolean(bool) { return true; }
-  bool number_integer(Json::number_integer_t) { return true; }
-  bool number_unsigned(Json::number_unsigned_t) { return true; }
-  bool number_float(Json::number_float_t, const Json::string_t&) { return true; }
-  bool string(Json::string_t&) { return true; }
-  bool binary(Json::binary_t&) { return true; }
-  bool start_object(std::size_t) { return enter(); }
-  bool start_array(std::size_t) { return enter(); }
-  bool end_object() { return leave(); }
-  bool end_array() { return leave(); }
+  bool null() { return put(Json()); }
+  bool boolean(bool v) { return put(Json(v)); }
+  bool number_integer(Json::number_integer_t v) { return put(Json(v)); }
+  bool number_unsigned(Json::number_unsigned_t v) { return put(Json(v)); }
+  bool number_float(Json::number_float_t v, const Json::string_t&) { return put(Json(v)); }
+  bool string(Json::string_t& v) { return put(Json(std::move(v))); }
+  bool binary(Json::binary_t&) { return put(Json()); } // not produced by the text parser
+  bool start_object(std::size_t) { return open(Json::object()); }
+  bool start_array(std::size_t) { return open(Json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
 
   bool key(Json::string_t& key) {
     if (m_depth == 1) {
       m_inMetadata = key == kMetadataKey;
-      if (m_seen.insert(key).second)
-        m_header.keys.push_back(key);
-      else if (duplicate.empty())
-        duplicate = key;
-    } else if (m_depth == 2 && m_inMetadata) {
-      m_header.metadataKeys.push_back(key);
+      const auto [slot, inserted] = m_seen.insert(key, m_header.values.size());
+      if (inserted) {
+        m_header.values.emplace_back(key, Json());
+        m_target = &m_header.values.back().second;
+      } else {
+        if (duplicate.empty()) duplicate = key;
+        m_target = &m_header.values[*slot].second; // last wins, as in a DOM
+      }
+    } else {
+      if (m_depth == 2 && m_inMetadata) m_header.metadataKeys.push_back(key);
+      m_key = std::move(key);
     }
     return true;
   }
@@ -125,40 +132,69 @@ public:
   }
 
 private:
-  bool enter() {
+  // Stores a value at the current position: the top-level value being built, an array
+  // element or an object member. Values outside the root object (a non-object root) are dropped.
+  Json* place(Json&& value) {
+    if (m_stack.empty()) {
+      if (!m_target) return nullptr;
+      *m_target = std::move(value);
+      return m_target;
+    }
+    Json& parent = *m_stack.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    Json& member = parent[m_key];
+    member = std::move(value);
+    return &member;
+  }
+  bool put(Json&& value) {
+    if (m_depth == 0) return true; // a scalar root: not an object, reported after the scan
+    place(std::move(value));
+    return true;
+  }
+  bool open(Json&& container) {
     if (++m_depth > kMaxJsonDepth) {
       tooDeep = true;
       return false;
     }
+    if (m_depth == 1) {
+      m_header.isObject = container.is_object();
+      return true;
+    }
+    if (Json* placed = place(std::move(container))) m_stack.push_back(placed);
+    else m_stack.push_back(&m_scratch); // inside a non-object root: build and forget
     return true;
   }
-  bool leave() {
+  bool close() {
     // Metadata keys are only those directly inside `__metadata__`'s own object.
     if (--m_depth == 1) m_inMetadata = false;
+    if (!m_stack.empty()) m_stack.pop_back();
+    if (m_depth <= 1) m_target = nullptr;
     return true;
   }
 
   Header& m_header;
   int m_depth = 0;
   bool m_inMetadata = false;
-  std::unordered_set<std::string> m_seen;
+  StringMap<std::size_t> m_seen;  // top-level key -> position in values
+  Json* m_target = nullptr;       // the top-level value being built
+  std::vector<Json*> m_stack;     // open containers below the root
+  std::string m_key;              // the pending member key below the root
+  Json m_scratch;
 };
 
 Header parseHeaderJson(const uint8_t* begin, std::size_t length, const std::string& name) {
   Header header;
-  KeyOrderScanner scanner(header);
+  HeaderScanner scanner(header);
   const bool valid = Json::sax_parse(begin, begin + length, &scanner);
   if (scanner.tooDeep)
     throw ParseFailure{name + ": header nests deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
   if (!valid || scanner.invalid)
     throw ParseFailure{name + ": header is not valid JSON (error at header byte " +
                        std::to_string(scanner.errorByte) + ")"};
-  try {
-    header.json = Json::parse(begin, begin + length);
-  } catch (const Json::exception&) {
-    throw ParseFailure{name + ": header is not valid JSON"}; // unreachable after the scan
-  }
-  if (!header.json.is_object()) throw ParseFailure{name + ": header is not a JSON object"};
+  if (!header.isObject) throw ParseFailure{name + ": header is not a JSON object"};
   if (!scanner.duplicate.empty())
     throw ParseFailure{name + ": duplicate key '" + printable(scanner.duplicate) + "' in the header"};
   return header;
@@ -189,25 +225,26 @@ struct Entry {
 };
 
 Entry parseEntry(const std::string& key, const Json& value, uint64_t dataSize, const std::string& name) {
-  const std::string where = name + ": tensor '" + printable(key) + "': ";
-  if (!value.is_object()) throw ParseFailure{where + "entry is not an object"};
+  // The message prefix, built only for an error.
+  const auto where = [&] { return name + ": tensor '" + printable(key) + "': "; };
+  if (!value.is_object()) throw ParseFailure{where() + "entry is not an object"};
 
   const auto dtypeIt = value.find("dtype");
   if (dtypeIt == value.end() || !dtypeIt->is_string())
-    throw ParseFailure{where + "dtype is missing or not a string"};
+    throw ParseFailure{where() + "dtype is missing or not a string"};
   const std::string dtypeText = dtypeIt->get<std::string>();
   const std::optional<DType> dtype = parseDType(dtypeText);
-  if (!dtype) throw ParseFailure{where + "unknown dtype '" + printable(dtypeText) + "'"};
+  if (!dtype) throw ParseFailure{where() + "unknown dtype '" + printable(dtypeText) + "'"};
 
   const auto shapeIt = value.find("shape");
   if (shapeIt == value.end() || !shapeIt->is_array())
-    throw ParseFailure{where + "shape is missing or not a list of non-negative integers"};
+    throw ParseFailure{where() + "shape is missing or not a list of non-negative integers"};
   std::vector<int64_t> shape;
   shape.reserve(shapeIt->size());
   for (const Json& dim : *shapeIt) {
     const std::optional<uint64_t> d = nonNegativeInt(dim);
     if (!d)
-      throw ParseFailure{where + "shape is not a list of non-negative integers (found " +
+      throw ParseFailure{where() + "shape is not a list of non-negative integers (found " +
                          printable(dim.dump().substr(0, 40)) + ")"};
     shape.push_back(static_cast<int64_t>(*d));
   }
@@ -218,20 +255,20 @@ Entry parseEntry(const std::string& key, const Json& value, uint64_t dataSize, c
     begin = nonNegativeInt((*offsetsIt)[0]);
     end = nonNegativeInt((*offsetsIt)[1]);
   }
-  if (!begin || !end) throw ParseFailure{where + "data_offsets is missing or not two non-negative integers"};
+  if (!begin || !end) throw ParseFailure{where() + "data_offsets is missing or not two non-negative integers"};
   if (*begin > *end)
-    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " end before they begin"};
+    throw ParseFailure{where() + "data_offsets " + rangeText(*begin, *end) + " end before they begin"};
   if (*end > dataSize)
-    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " exceed the data section (" +
+    throw ParseFailure{where() + "data_offsets " + rangeText(*begin, *end) + " exceed the data section (" +
                        std::to_string(dataSize) + " bytes)"};
 
   const int64_t numel = shapeNumel(shape);
   const std::size_t elementSize = dtypeSize(*dtype);
   if (numel < 0 || static_cast<uint64_t>(numel) > std::numeric_limits<uint64_t>::max() / elementSize)
-    throw ParseFailure{where + "shape " + shapeText(shape) + " has too many elements"};
+    throw ParseFailure{where() + "shape " + shapeText(shape) + " has too many elements"};
   const uint64_t needed = static_cast<uint64_t>(numel) * elementSize;
   if (needed != *end - *begin)
-    throw ParseFailure{where + "data_offsets " + rangeText(*begin, *end) + " hold " +
+    throw ParseFailure{where() + "data_offsets " + rangeText(*begin, *end) + " hold " +
                        std::to_string(*end - *begin) + " bytes but " + dtypeText + " shape " +
                        shapeText(shape) + " needs " + std::to_string(needed) + " bytes"};
   return Entry{key, *dtype, std::move(shape), *begin, *end};
@@ -317,9 +354,8 @@ Expected<SafetensorsFile> SafetensorsFile::parse(const uint8_t* data, std::size_
     SafetensorsFile file;
     file.m_name = name;
     std::vector<Entry> entries;
-    entries.reserve(header.keys.size());
-    for (const std::string& key : header.keys) {
-      const Json& value = header.json.at(key);
+    entries.reserve(header.values.size());
+    for (const auto& [key, value] : header.values) {
       if (key == kMetadataKey) {
         file.m_metadata = parseMetadata(value, header.metadataKeys, file.m_name);
         file.m_hasMetadata = true;
