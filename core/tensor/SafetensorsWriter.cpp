@@ -6,13 +6,14 @@
 
 #include "tensor/Safetensors.h"
 
+#include "support/StringMap.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
 #include <limits>
 #include <memory>
-#include <set>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -151,11 +152,11 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 // The reader's invariants, checked before anything touches the disk.
 Status checkTensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
-  std::set<std::string> keys;
+  StringMap<bool> keys;
   for (const NamedTensor& t : tensors) {
     if (t.key == "__metadata__")
       return makeError(path + ": tensor key '__metadata__' is reserved for metadata");
-    if (!keys.insert(t.key).second) return makeError(path + ": duplicate tensor key '" + t.key + "'");
+    if (!keys.insert(t.key, true).second) return makeError(path + ": duplicate tensor key '" + t.key + "'");
     const int64_t numel = t.tensor.numel();
     const std::size_t elementSize = dtypeSize(t.tensor.dtype());
     if (numel < 0 || static_cast<uint64_t>(numel) > std::numeric_limits<std::size_t>::max() / elementSize ||
