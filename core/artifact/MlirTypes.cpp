@@ -2,6 +2,8 @@
 
 #include "artifact/MlirTypes.h"
 
+#include <charconv>
+
 namespace lattice {
 namespace {
 
@@ -12,14 +14,21 @@ bool startsWith(std::string_view text, std::string_view prefix) {
 } // namespace
 
 std::string sparseTensorType(std::string_view dtype) {
-  std::string out = "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = ";
+  constexpr std::string_view prefix =
+      "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = ";
+  std::string out;
+  out.reserve(prefix.size() + dtype.size() + 1);
+  out += prefix;
   out += dtype;
   out += '>';
   return out;
 }
 
 std::string weightType(std::string_view family, std::string_view dtype) {
-  std::string out = "!lattice.weight<";
+  constexpr std::string_view prefix = "!lattice.weight<";
+  std::string out;
+  out.reserve(prefix.size() + family.size() + dtype.size() + 3);
+  out += prefix;
   out += family;
   out += ", ";
   out += dtype;
@@ -28,8 +37,13 @@ std::string weightType(std::string_view family, std::string_view dtype) {
 }
 
 std::string featureTensorType(std::optional<std::int64_t> channels, std::string_view dtype) {
-  std::string out = "tensor<?x";
-  out += channels ? std::to_string(*channels) : std::string("?");
+  char digits[24] = "?";
+  std::size_t n = 1;
+  if (channels) n = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, *channels).ptr - digits);
+  std::string out;
+  out.reserve(11 + n + dtype.size());
+  out += "tensor<?x";
+  out.append(digits, n);
   out += 'x';
   out += dtype;
   out += '>';
