@@ -11,12 +11,23 @@
 #include <QtCore/QFile>
 #include <QtCore/QSettings>
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 
 #include <functional>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 
 namespace lattice::widgettest {
+
+/// The node names of `example:chain:N` up to block `blocks` in execution order: `x`, then
+/// `blocks_<b>_<layer>` for the conv, norm and activation of each block.
+inline QStringList chainPrefix(int blocks) {
+  QStringList names{QStringLiteral("x")};
+  for (int b = 0; b < blocks; ++b)
+    for (int layer = 0; layer < 3; ++layer)
+      names << QStringLiteral("blocks_%1_%2").arg(b).arg(layer);
+  return names;
+}
 
 /// The file's bytes, or an empty array when it cannot be read.
 inline QByteArray readAll(const QString& path) {

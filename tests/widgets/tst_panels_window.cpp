@@ -50,6 +50,14 @@ QString conformanceArtifact(const QString& name) {
          QStringLiteral("/expected.lattice");
 }
 
+/// Installs the studio's panels, shows the window at `size` and waits until it is exposed.
+bool showWithPanels(MainWindow& window, QSize size = QSize(1400, 900)) {
+  lattice::studio::installPanels(window);
+  window.resize(size);
+  window.show();
+  return QTest::qWaitForWindowExposed(&window);
+}
+
 /// Opens `reference` in the window and waits for the model and its first layout.
 bool openAndWait(MainWindow& window, const QString& reference) {
   QSignalSpy loaded(window.session(), &StudioSession::modelLoaded);
@@ -114,10 +122,7 @@ void TestPanelsWindow::init() {
 void TestPanelsWindow::stepAndExportThroughTheMenu() {
   const QString reference = QStringLiteral("example:sparse_resunet42");
   MainWindow window;
-  lattice::studio::installPanels(window);
-  window.resize(1400, 900);
-  window.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(showWithPanels(window));
   QVERIFY(openAndWait(window, reference));
   StudioSession* session = window.session();
   auto* interpreter = window.findChild<InterpreterPanel*>();
@@ -191,10 +196,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   QVERIFY(blocks > 0);
   const QString reference = QStringLiteral("example:chain:%1").arg(blocks);
   MainWindow window;
-  lattice::studio::installPanels(window);
-  window.resize(1400, 900);
-  window.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(showWithPanels(window));
   QVERIFY(openAndWait(window, reference));
   StudioSession* session = window.session();
   auto* mlir = window.findChild<MlirPanel*>();
@@ -261,10 +263,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
 
 void TestPanelsWindow::artifactTabHidesModelPanels() {
   MainWindow window;
-  lattice::studio::installPanels(window);
-  window.resize(1400, 900);
-  window.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(showWithPanels(window));
   QVERIFY(openAndWait(window, QStringLiteral("example:chain:3")));
   QVERIFY(window.isModelTabActive());
   // The user closes the MLIR panel; the others stay.
@@ -313,10 +312,7 @@ void TestPanelsWindow::artifactTabHidesModelPanels() {
 
 void TestPanelsWindow::artifactOnlyWindow() {
   MainWindow window;
-  lattice::studio::installPanels(window);
-  window.resize(1200, 800);
-  window.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(showWithPanels(window, QSize(1200, 800)));
   window.openArtifact(conformanceArtifact(QStringLiteral("sparse_classifier")));
   // No model was opened: no empty model tab, no empty panels.
   QCOMPARE(window.tabs()->count(), 2);

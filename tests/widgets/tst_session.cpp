@@ -20,18 +20,6 @@ using State = StudioSession::InterpreterState;
 
 using namespace lattice::widgettest;
 
-namespace {
-
-QStringList chainPrefix(int blocks) {
-  QStringList names{QStringLiteral("x")};
-  for (int b = 0; b < blocks; ++b)
-    for (int layer = 0; layer < 3; ++layer)
-      names << QStringLiteral("blocks_%1_%2").arg(b).arg(layer);
-  return names;
-}
-
-} // namespace
-
 class TestSession : public QObject {
   Q_OBJECT
 

@@ -34,14 +34,6 @@ bool waitForRunEnd(StudioSession& session, int timeoutMs = 30000) {
   return !session.isRunning();
 }
 
-QStringList chainPrefix(int blocks) {
-  QStringList names{QStringLiteral("x")};
-  for (int b = 0; b < blocks; ++b)
-    for (int layer = 0; layer < 3; ++layer)
-      names << QStringLiteral("blocks_%1_%2").arg(b).arg(layer);
-  return names;
-}
-
 /// graph.mlir as the core writes it for `reference` (what `lattice-cli lower` does).
 QByteArray savedMlir(const QString& reference) {
   lattice::Expected<lattice::Model> model = lattice::loadModel(reference.toStdString());

@@ -117,4 +117,17 @@ void ArtifactLegend::paintEvent(QPaintEvent*) {
   }
 }
 
+QSplitter* makeSplitPair(Qt::Orientation orientation, const QString& objectName, QWidget* first, QWidget* second,
+                         QWidget* parent, bool weighted) {
+  auto* split = new QSplitter(orientation, parent);
+  split->setObjectName(objectName);
+  split->addWidget(first);
+  split->addWidget(second);
+  if (weighted) {
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+  }
+  return split;
+}
+
 } // namespace lattice::studio

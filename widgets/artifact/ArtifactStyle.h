@@ -1,11 +1,13 @@
 #pragma once
 /// \file Colours of the artifact views: op categories (artifact view) and diff statuses
-/// (compare view), and ArtifactLegend, the row of swatches that explains them.
+/// (compare view), and ArtifactLegend, the row of swatches that explains them; the splitter
+/// both views are built from.
 
 #include "artifact/ArtifactOpGraph.h"
 #include "diff/ArtifactDiff.h"
 
 #include <QColor>
+#include <QSplitter>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -29,6 +31,11 @@ const ArtifactNodeStyle& statusStyle(DiffStatus status);
 /// Every category / status, in legend order.
 QVector<OpCategory> legendCategories();
 QVector<DiffStatus> legendStatuses();
+
+/// A splitter named `objectName` (its state is saved under that name) holding `first` and
+/// `second`, sized 3:2 when `weighted`.
+QSplitter* makeSplitPair(Qt::Orientation orientation, const QString& objectName, QWidget* first, QWidget* second,
+                         QWidget* parent, bool weighted = true);
 
 /// A one-line legend: a swatch and a label per entry, wrapping when narrow.
 class ArtifactLegend : public QWidget {

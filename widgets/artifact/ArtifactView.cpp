@@ -88,18 +88,8 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   m_tabs->addTab(m_weightsTable, tr("Weights"));
   m_tabs->addTab(m_diagnosticsTable, tr("Diagnostics"));
 
-  m_sideSplit = new QSplitter(Qt::Vertical, this);
-  m_sideSplit->setObjectName(QStringLiteral("artifactSideSplit"));
-  m_sideSplit->addWidget(m_mlir);
-  m_sideSplit->addWidget(m_tabs);
-  m_sideSplit->setStretchFactor(0, 3);
-  m_sideSplit->setStretchFactor(1, 2);
-  m_split = new QSplitter(Qt::Horizontal, this);
-  m_split->setObjectName(QStringLiteral("artifactSplit"));
-  m_split->addWidget(graphSide);
-  m_split->addWidget(m_sideSplit);
-  m_split->setStretchFactor(0, 3);
-  m_split->setStretchFactor(1, 2);
+  m_sideSplit = makeSplitPair(Qt::Vertical, QStringLiteral("artifactSideSplit"), m_mlir, m_tabs, this);
+  m_split = makeSplitPair(Qt::Horizontal, QStringLiteral("artifactSplit"), graphSide, m_sideSplit, this);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

@@ -149,10 +149,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   m_graphA->setObjectName(QStringLiteral("compareGraphA"));
   m_graphB = new ArtifactGraphView(this);
   m_graphB->setObjectName(QStringLiteral("compareGraphB"));
-  m_graphs = new QSplitter(Qt::Horizontal, this);
-  m_graphs->setObjectName(QStringLiteral("compareGraphs"));
-  m_graphs->addWidget(m_graphA);
-  m_graphs->addWidget(m_graphB);
+  m_graphs = makeSplitPair(Qt::Horizontal, QStringLiteral("compareGraphs"), m_graphA, m_graphB, this, false);
 
   m_list = new DiffListModel(this);
   m_table = makeTable(this);
@@ -169,19 +166,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   sideLayout->addWidget(m_details, 1);
   sideLayout->addWidget(m_histogram, 2);
   sideLayout->addWidget(m_logScale);
-  m_bottom = new QSplitter(Qt::Horizontal, this);
-  m_bottom->setObjectName(QStringLiteral("compareBottom"));
-  m_bottom->addWidget(m_table);
-  m_bottom->addWidget(side);
-  m_bottom->setStretchFactor(0, 3);
-  m_bottom->setStretchFactor(1, 2);
-
-  m_vertical = new QSplitter(Qt::Vertical, this);
-  m_vertical->setObjectName(QStringLiteral("compareVertical"));
-  m_vertical->addWidget(m_graphs);
-  m_vertical->addWidget(m_bottom);
-  m_vertical->setStretchFactor(0, 3);
-  m_vertical->setStretchFactor(1, 2);
+  m_bottom = makeSplitPair(Qt::Horizontal, QStringLiteral("compareBottom"), m_table, side, this);
+  m_vertical = makeSplitPair(Qt::Vertical, QStringLiteral("compareVertical"), m_graphs, m_bottom, this);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
