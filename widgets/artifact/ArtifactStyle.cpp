@@ -5,6 +5,7 @@
 
 #include <QFontMetrics>
 #include <QPainter>
+#include <QSettings>
 
 namespace lattice::studio {
 
@@ -128,6 +129,12 @@ QSplitter* makeSplitPair(Qt::Orientation orientation, const QString& objectName,
     split->setStretchFactor(1, 2);
   }
   return split;
+}
+
+void persistSplitter(QSplitter* splitter, const QString& settingsKey, const QList<int>& defaultSizes) {
+  if (!splitter->restoreState(QSettings().value(settingsKey).toByteArray())) splitter->setSizes(defaultSizes);
+  QObject::connect(splitter, &QSplitter::splitterMoved, splitter,
+                   [splitter, settingsKey] { QSettings().setValue(settingsKey, splitter->saveState()); });
 }
 
 } // namespace lattice::studio

@@ -32,10 +32,12 @@ const ArtifactNodeStyle& statusStyle(DiffStatus status);
 QVector<OpCategory> legendCategories();
 QVector<DiffStatus> legendStatuses();
 
-/// A splitter named `objectName` (its state is saved under that name) holding `first` and
-/// `second`, sized 3:2 when `weighted`.
+/// A splitter named `objectName` holding `first` and `second`, sized 3:2 when `weighted`.
 QSplitter* makeSplitPair(Qt::Orientation orientation, const QString& objectName, QWidget* first, QWidget* second,
                          QWidget* parent, bool weighted = true);
+/// Restores `splitter` from QSettings key `settingsKey` (`defaultSizes` when nothing valid is
+/// saved there) and saves its state under that key whenever the user moves it.
+void persistSplitter(QSplitter* splitter, const QString& settingsKey, const QList<int>& defaultSizes);
 
 /// A one-line legend: a swatch and a label per entry, wrapping when narrow.
 class ArtifactLegend : public QWidget {

@@ -97,13 +97,8 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_header);
   layout->addWidget(m_split, 1);
 
-  const QSettings settings;
-  if (!m_split->restoreState(settings.value(QStringLiteral("artifactView/split")).toByteArray()))
-    m_split->setSizes({650, 400});
-  if (!m_sideSplit->restoreState(settings.value(QStringLiteral("artifactView/sideSplit")).toByteArray()))
-    m_sideSplit->setSizes({500, 300});
-  connect(m_split, &QSplitter::splitterMoved, this, [this] { saveLayout(); });
-  connect(m_sideSplit, &QSplitter::splitterMoved, this, [this] { saveLayout(); });
+  persistSplitter(m_split, QStringLiteral("artifactView/split"), {650, 400});
+  persistSplitter(m_sideSplit, QStringLiteral("artifactView/sideSplit"), {500, 300});
 
   connect(m_graph, &ArtifactGraphView::nodeSelected, this, [this](int node) {
     if (!m_syncing) selectNode(node);
@@ -120,12 +115,6 @@ ArtifactView::~ArtifactView() {
   m_syncing = true;
   disconnect(m_graph, nullptr, this, nullptr);
   disconnect(m_mlir, nullptr, this, nullptr);
-}
-
-void ArtifactView::saveLayout() const {
-  QSettings settings;
-  settings.setValue(QStringLiteral("artifactView/split"), m_split->saveState());
-  settings.setValue(QStringLiteral("artifactView/sideSplit"), m_sideSplit->saveState());
 }
 
 void ArtifactView::open(const QString& path) {

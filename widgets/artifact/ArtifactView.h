@@ -69,7 +69,6 @@ private:
   void onWeightActivated(const QModelIndex& index);
   void onDiagnosticActivated(const QModelIndex& index);
   void updateHeader();
-  void saveLayout() const;
 
   QString m_path;
   bool m_loading = false;

@@ -176,21 +176,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_legend);
   layout->addWidget(m_vertical, 1);
 
-  const QSettings settings;
   // Without a saved layout: graphs get most of the height, the list most of the bottom width.
-  if (!m_graphs->restoreState(settings.value(QStringLiteral("compareView/graphs")).toByteArray()))
-    m_graphs->setSizes({500, 500});
-  if (!m_bottom->restoreState(settings.value(QStringLiteral("compareView/bottom")).toByteArray()))
-    m_bottom->setSizes({600, 400});
-  if (!m_vertical->restoreState(settings.value(QStringLiteral("compareView/vertical")).toByteArray()))
-    m_vertical->setSizes({700, 300});
-  m_logScale->setChecked(settings.value(QStringLiteral("compareView/logCounts"), true).toBool());
+  persistSplitter(m_graphs, QStringLiteral("compareView/graphs"), {500, 500});
+  persistSplitter(m_bottom, QStringLiteral("compareView/bottom"), {600, 400});
+  persistSplitter(m_vertical, QStringLiteral("compareView/vertical"), {700, 300});
+  m_logScale->setChecked(QSettings().value(QStringLiteral("compareView/logCounts"), true).toBool());
   m_histogram->setLogScale(m_logScale->isChecked());
-  for (QSplitter* s : {m_graphs, m_bottom, m_vertical})
-    connect(s, &QSplitter::splitterMoved, this, [this] { saveLayout(); });
   connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
     m_histogram->setLogScale(on);
-    saveLayout();
+    QSettings().setValue(QStringLiteral("compareView/logCounts"), on);
   });
 
   connect(m_graphA, &ArtifactGraphView::nodeSelected, this, [this](int n) {
@@ -213,14 +207,6 @@ CompareView::~CompareView() {
   m_syncing = true;
   disconnect(m_graphA, nullptr, this, nullptr);
   disconnect(m_graphB, nullptr, this, nullptr);
-}
-
-void CompareView::saveLayout() const {
-  QSettings settings;
-  settings.setValue(QStringLiteral("compareView/graphs"), m_graphs->saveState());
-  settings.setValue(QStringLiteral("compareView/bottom"), m_bottom->saveState());
-  settings.setValue(QStringLiteral("compareView/vertical"), m_vertical->saveState());
-  settings.setValue(QStringLiteral("compareView/logCounts"), m_logScale->isChecked());
 }
 
 void CompareView::compare(const QString& pathA, const QString& pathB) {

@@ -89,7 +89,6 @@ private:
   void showOpDetails(int opIndex);
   void syncScroll(bool fromB);
   void updateHeader();
-  void saveLayout() const;
 
   QString m_pathA;
   QString m_pathB;
