@@ -4,6 +4,7 @@
 #include "artifact/ArtifactStyle.h"
 
 #include <QFontMetrics>
+#include <QHeaderView>
 #include <QPainter>
 #include <QSettings>
 
@@ -135,6 +136,18 @@ void persistSplitter(QSplitter* splitter, const QString& settingsKey, const QLis
   if (!splitter->restoreState(QSettings().value(settingsKey).toByteArray())) splitter->setSizes(defaultSizes);
   QObject::connect(splitter, &QSplitter::splitterMoved, splitter,
                    [splitter, settingsKey] { QSettings().setValue(settingsKey, splitter->saveState()); });
+}
+
+QTableView* makeTable(QWidget* parent, QAbstractItemView::SelectionMode selection) {
+  auto* table = new QTableView(parent);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->setSelectionMode(selection);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->verticalHeader()->setVisible(false);
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+  table->horizontalHeader()->setStretchLastSection(true);
+  table->setWordWrap(false);
+  return table;
 }
 
 } // namespace lattice::studio

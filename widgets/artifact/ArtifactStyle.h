@@ -1,13 +1,14 @@
 #pragma once
 /// \file Colours of the artifact views: op categories (artifact view) and diff statuses
-/// (compare view), and ArtifactLegend, the row of swatches that explains them; the splitter
-/// both views are built from.
+/// (compare view), and ArtifactLegend, the row of swatches that explains them; the tables and
+/// splitters both views are built from.
 
 #include "artifact/ArtifactOpGraph.h"
 #include "diff/ArtifactDiff.h"
 
 #include <QColor>
 #include <QSplitter>
+#include <QTableView>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -31,6 +32,9 @@ const ArtifactNodeStyle& statusStyle(DiffStatus status);
 /// Every category / status, in legend order.
 QVector<OpCategory> legendCategories();
 QVector<DiffStatus> legendStatuses();
+
+/// A read-only table of whole rows, compact rows, no row header, last column stretched.
+QTableView* makeTable(QWidget* parent, QAbstractItemView::SelectionMode selection);
 
 /// A splitter named `objectName` holding `first` and `second`, sized 3:2 when `weighted`.
 QSplitter* makeSplitPair(Qt::Orientation orientation, const QString& objectName, QWidget* first, QWidget* second,

@@ -27,18 +27,6 @@ namespace lattice::studio {
 
 namespace {
 
-QTableView* makeTable(QWidget* parent) {
-  auto* table = new QTableView(parent);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->verticalHeader()->setVisible(false);
-  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->setWordWrap(false);
-  return table;
-}
-
 /// The storage key a safetensors key belongs to: itself, or without a packed suffix.
 QStringList storageKeyCandidates(const QString& key) {
   QStringList out{key};
@@ -74,14 +62,13 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   m_weightsProxy = new QSortFilterProxyModel(this);
   m_weightsProxy->setSourceModel(m_weights);
   m_weightsProxy->setSortRole(WeightsTableModel::SortRole);
-  m_weightsTable = makeTable(this);
+  m_weightsTable = makeTable(this, QAbstractItemView::ExtendedSelection);
   m_weightsTable->setModel(m_weightsProxy);
   m_weightsTable->setSortingEnabled(true);
   m_weightsTable->sortByColumn(-1, Qt::AscendingOrder); // file order until the user sorts
   m_diagnostics = new ArtifactDiagnosticsModel(this);
-  m_diagnosticsTable = makeTable(this);
+  m_diagnosticsTable = makeTable(this, QAbstractItemView::SingleSelection);
   m_diagnosticsTable->setModel(m_diagnostics);
-  m_diagnosticsTable->setSelectionMode(QAbstractItemView::SingleSelection);
 
   m_tabs = new QTabWidget(this);
   m_tabs->setDocumentMode(true);

@@ -119,18 +119,6 @@ QVector<ArtifactNodeStyle> stylesOf(const std::vector<DiffStatus>& statuses) {
   return out;
 }
 
-QTableView* makeTable(QWidget* parent) {
-  auto* table = new QTableView(parent);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->verticalHeader()->setVisible(false);
-  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setStretchLastSection(true);
-  table->setWordWrap(false);
-  return table;
-}
-
 } // namespace
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
@@ -152,7 +140,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   m_graphs = makeSplitPair(Qt::Horizontal, QStringLiteral("compareGraphs"), m_graphA, m_graphB, this, false);
 
   m_list = new DiffListModel(this);
-  m_table = makeTable(this);
+  m_table = makeTable(this, QAbstractItemView::SingleSelection);
   m_table->setModel(m_list);
   m_details = new QPlainTextEdit(this);
   m_details->setReadOnly(true);
