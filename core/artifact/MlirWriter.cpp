@@ -72,14 +72,14 @@ void MlirModuleWriter::Pieces::types(const std::vector<MlirValue>& values) {
   }
 }
 
-std::string MlirModuleWriter::Pieces::str() const {
-  std::string out(m_size, '\0');
-  char* p = out.data();
+std::string_view MlirModuleWriter::Pieces::storeIn(StringArena& arena) const {
+  char* const out = arena.allocate(m_size);
+  char* p = out;
   for (std::string_view piece : m_pieces) {
     std::memcpy(p, piece.data(), piece.size());
     p += piece.size();
   }
-  return out;
+  return {out, m_size};
 }
 
 std::string normalizeSsaStem(std::string_view stem) {
@@ -311,7 +311,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   }
   EmittedOp& emitted = m_ops.emplace_back();
   emitted.op = schema->name;
-  emitted.text = line.str();
+  emitted.text = line.storeIn(m_lines);
   return results;
 }
 
@@ -360,7 +360,7 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   line.add(result.type);
   EmittedOp& emitted = m_ops.emplace_back();
   emitted.op = schema->name;
-  emitted.text = line.str();
+  emitted.text = line.storeIn(m_lines);
   return result;
 }
 

@@ -24,6 +24,7 @@
 
 #include "artifact/MlirAttributes.h"
 #include "support/Expected.h"
+#include "support/StringArena.h"
 #include "support/StringMap.h"
 
 #include <cstddef>
@@ -63,8 +64,9 @@ struct OpRecord {
 
 /// An op as emitted.
 struct EmittedOp {
-  std::string_view op; ///< schema op name (the schema's own string: valid for the whole run)
-  std::string text;    ///< the body line without its 4-space indent and newline
+  std::string_view op;   ///< schema op name (the schema's own string: valid for the whole run)
+  std::string_view text; ///< the body line without its 4-space indent and newline, held by the
+                         ///< writer (valid while the writer lives, also after it is moved)
 };
 
 /// A function argument as emitted.
@@ -152,7 +154,8 @@ private:
     void names(const std::vector<MlirValue>& values);
     /// `t1, t2`.
     void types(const std::vector<MlirValue>& values);
-    std::string str() const;
+    /// The line, copied once into `arena`.
+    std::string_view storeIn(StringArena& arena) const;
 
   private:
     std::vector<std::string_view> m_pieces;
@@ -162,6 +165,7 @@ private:
   StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem
   std::string m_attrScratch;           // the attribute dict of the op being added
   Pieces m_pieces;                     // the line of the op being added
+  StringArena m_lines;                 // every EmittedOp::text (one heap block per 64 KiB of text)
   std::vector<MlirArgument> m_arguments;
   std::vector<EmittedOp> m_ops;
   std::vector<MlirValue> m_returnValues;

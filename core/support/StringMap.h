@@ -4,7 +4,7 @@
 /// allocations per key and a cache miss per probe.
 ///
 /// Open addressing with linear probing over a power-of-two table of {hash, key, value} slots;
-/// the key bytes live in chunked arena storage that never moves, so a key is a string_view and
+/// the key bytes live in a StringArena (chunks that never move), so a key is a string_view and
 /// lookups take a string_view without building a std::string. No erase (the users only add).
 ///
 /// \code
@@ -14,12 +14,10 @@
 ///   if (const std::size_t* c = counts.find("add")) ...
 /// \endcode
 
+#include "support/StringArena.h"
+
 #include <cstddef>
-#include <cstdint>
-#include <algorithm>
-#include <cstring>
 #include <functional>
-#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -73,7 +71,7 @@ public:
     Slot& s = m_slots[i];
     s.used = true;
     s.hash = h;
-    s.key = store(key);
+    s.key = m_keys.store(key);
     s.value = std::move(value);
     ++m_size;
     return {&s.value, true};
@@ -81,9 +79,7 @@ public:
 
   void clear() {
     m_slots.clear();
-    m_chunks.clear();
-    m_chunkLeft = 0;
-    m_chunkSize = 0;
+    m_keys.clear();
     m_size = 0;
     m_mask = 0;
   }
@@ -118,33 +114,10 @@ private:
     }
   }
 
-  /// Copies the key bytes into the arena (stable addresses: chunks are never reallocated). Chunks
-  /// double from 256 bytes to 64 KiB, so a map of a few keys stays small.
-  std::string_view store(std::string_view key) {
-    if (key.empty()) return {};
-    if (key.size() > m_chunkLeft) {
-      m_chunkSize = m_chunkSize == 0 ? kFirstChunk : std::min(m_chunkSize * 2, kMaxChunk);
-      const std::size_t size = std::max(m_chunkSize, key.size());
-      m_chunks.push_back(std::make_unique<char[]>(size));
-      m_chunkNext = m_chunks.back().get();
-      m_chunkLeft = size;
-    }
-    std::memcpy(m_chunkNext, key.data(), key.size());
-    const std::string_view stored(m_chunkNext, key.size());
-    m_chunkNext += key.size();
-    m_chunkLeft -= key.size();
-    return stored;
-  }
-
-  static constexpr std::size_t kFirstChunk = 256;
-  static constexpr std::size_t kMaxChunk = 64 * 1024;
   std::vector<Slot> m_slots;
   std::size_t m_mask = 0;
   std::size_t m_size = 0;
-  std::vector<std::unique_ptr<char[]>> m_chunks;
-  char* m_chunkNext = nullptr;
-  std::size_t m_chunkLeft = 0;
-  std::size_t m_chunkSize = 0;
+  StringArena m_keys; // key bytes (stable: chunks never move)
 };
 
 } // namespace lattice

@@ -15,8 +15,8 @@ using namespace lattice;
 
 namespace {
 
-QString q(const std::string& s) {
-  return QString::fromStdString(s);
+QString q(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
 // A dense f32 weight record named like the torch producer names it (lowering spec sec. 5.6-5.7).

@@ -154,7 +154,7 @@ void TestMlirWriterConformance::compareWithExpected(const Rebuild& rebuilt, cons
 
   for (std::size_t i = 0; i < rebuilt.writer.opCount(); ++i) {
     QCOMPARE(expectedLines.at(int(rebuilt.writer.opLine(i)) - 1),
-             QStringLiteral("    ") + QString::fromStdString(rebuilt.writer.ops()[i].text));
+             QStringLiteral("    ") + QString::fromStdString(std::string(rebuilt.writer.ops()[i].text)));
   }
   for (std::size_t i = 0; i < rebuilt.writer.arguments().size(); ++i) {
     QVERIFY(expectedLines.at(int(rebuilt.writer.argumentLine(i)) - 1)

@@ -23,8 +23,8 @@ namespace lattice::studio {
 
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
+QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
 /// Splits `text` at '\n' into views (a trailing '\n' gives a last empty line, as in a document).
