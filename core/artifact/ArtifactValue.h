@@ -4,6 +4,7 @@
 /// fx::Value::object(...); gatherArtifactValues implements §2.3 (which interpreter values are
 /// symbolic operands) and flattenArtifactOutputs §2.4.
 
+#include "artifact/TypeText.h"
 #include "fx/Value.h"
 #include "support/Expected.h"
 
@@ -25,7 +26,7 @@ public:
   /// `name` is the SSA name after uniquing, without `%` ("stem", "add1"); `type` the exact MLIR
   /// type text; `channels` the feature count when known; `dtype` the element type ("f32", "f16",
   /// "i32", ...).
-  ArtifactValue(Kind kind, std::string name, std::string type, std::optional<int64_t> channels,
+  ArtifactValue(Kind kind, std::string name, TypeText type, std::optional<int64_t> channels,
                 std::string dtype);
 
   Kind kind() const { return m_kind; }
@@ -34,7 +35,7 @@ public:
   const std::string& name() const { return m_name; }
   /// `%name`, as the value is spelled in an operand list.
   std::string ssa() const { return "%" + m_name; }
-  const std::string& type() const { return m_type; }
+  const TypeText& type() const { return m_type; }
   std::optional<int64_t> channels() const { return m_channels; }
   const std::string& dtype() const { return m_dtype; }
 
@@ -46,7 +47,7 @@ public:
 private:
   Kind m_kind;
   std::string m_name;
-  std::string m_type;
+  TypeText m_type;
   std::optional<int64_t> m_channels;
   std::string m_dtype;
 };

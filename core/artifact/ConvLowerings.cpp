@@ -74,7 +74,7 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const std::string dtype = c.moduleDtype();
   const int64_t outChannels = pyInt(c.attr("out_channels"));
   op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<std::string>(sparseTensorType(dtype));
+  op.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, outChannels, dtype);
 }
@@ -102,7 +102,7 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
   if (target) op.operands.push_back(operand(target));
   op.attributes = std::move(attrs);
   op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<std::string>(sparseTensorType(c.builder.inputDtype()));
+  op.resultTypes = movedList<TypeText>(sparseTensorType(c.builder.inputDtype()));
   MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, input->channels(), c.builder.inputDtype());
 }

@@ -242,7 +242,7 @@ TorchLatticeArtifactBuilder::sparseBinary(const std::string& name, const Artifac
     rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
     rec.attributes = {{"op", op}, {"join", join}, {"lhs_fill", lhsFill}, {"rhs_fill", rhsFill}};
     rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
+    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
@@ -261,7 +261,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseCat(const std::str
     rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
     rec.attributes = {{"join", join}};
     rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
+    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
   });
 }
@@ -278,7 +278,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseReindex(const std:
     rec.operands = movedList<MlirValue>(operandOf(input), operandOf(target));
     rec.attributes = {{"fill", fill}};
     rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
+    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, input->channels(), inputDtype());
   });
 }
@@ -300,7 +300,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::voxelize(
                       {"reduction", reduction},
                       {"stride", toI64(stride)}};
     rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<std::string>(sparseTensorType(inputDtype()));
+    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, features->channels(), inputDtype());
   });
 }
@@ -321,7 +321,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::devoxelize(
     rec.attributes = {
         {"voxel_size", toF64(voxelSize)}, {"origin", toF64(origin)}, {"interpolation", interpolation}};
     rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<std::string>(featureTensorType(voxels->channels(), inputDtype()));
+    rec.resultTypes = movedList<TypeText>(featureTensorType(voxels->channels(), inputDtype()));
     return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Dense, voxels->channels(), inputDtype());
   });
 }

@@ -2,7 +2,9 @@
 
 #include "artifact/MlirTypes.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
 namespace lattice {
 namespace {
@@ -11,46 +13,62 @@ bool startsWith(std::string_view text, std::string_view prefix) {
   return text.substr(0, prefix.size()) == prefix;
 }
 
+/// Concatenates short pieces on the stack and interns the result (no heap block unless the text
+/// is new; longer texts fall back to a std::string).
+class TypeBuffer {
+public:
+  TypeBuffer& operator<<(std::string_view piece) {
+    if (m_long.empty() && m_size + piece.size() <= sizeof m_bytes) {
+      std::memcpy(m_bytes + m_size, piece.data(), piece.size());
+    } else {
+      if (m_long.empty()) m_long.assign(m_bytes, m_size);
+      m_long.append(piece);
+    }
+    m_size += piece.size();
+    return *this;
+  }
+  TypeText intern() const { return m_long.empty() ? TypeText(std::string_view(m_bytes, m_size)) : TypeText(m_long); }
+
+private:
+  char m_bytes[192];
+  std::size_t m_size = 0;
+  std::string m_long; // the text once it outgrows m_bytes
+};
+
 } // namespace
 
-std::string sparseTensorType(std::string_view dtype) {
-  constexpr std::string_view prefix =
-      "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = ";
-  std::string out;
-  out.reserve(prefix.size() + dtype.size() + 1);
-  out += prefix;
-  out += dtype;
-  out += '>';
-  return out;
+TypeText coordsTensorType() {
+  static const TypeText type(kCoordsTensorType);
+  return type;
 }
 
-std::string weightType(std::string_view family, std::string_view dtype) {
-  constexpr std::string_view prefix = "!lattice.weight<";
-  std::string out;
-  out.reserve(prefix.size() + family.size() + dtype.size() + 3);
-  out += prefix;
-  out += family;
-  out += ", ";
-  out += dtype;
-  out += '>';
-  return out;
+TypeText activeTensorType() {
+  static const TypeText type(kActiveTensorType);
+  return type;
 }
 
-std::string featureTensorType(std::optional<std::int64_t> channels, std::string_view dtype) {
+TypeText sparseTensorType(std::string_view dtype) {
+  TypeBuffer b;
+  b << "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = " << dtype << ">";
+  return b.intern();
+}
+
+TypeText weightType(std::string_view family, std::string_view dtype) {
+  TypeBuffer b;
+  b << "!lattice.weight<" << family << ", " << dtype << ">";
+  return b.intern();
+}
+
+TypeText featureTensorType(std::optional<std::int64_t> channels, std::string_view dtype) {
   char digits[24] = "?";
   std::size_t n = 1;
   if (channels) n = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, *channels).ptr - digits);
-  std::string out;
-  out.reserve(11 + n + dtype.size());
-  out += "tensor<?x";
-  out.append(digits, n);
-  out += 'x';
-  out += dtype;
-  out += '>';
-  return out;
+  TypeBuffer b;
+  b << "tensor<?x" << std::string_view(digits, n) << "x" << dtype << ">";
+  return b.intern();
 }
 
-std::string rankedTensorType(const std::vector<std::int64_t>& shape, std::string_view dtype) {
+TypeText rankedTensorType(const std::vector<std::int64_t>& shape, std::string_view dtype) {
   std::string out = "tensor<";
   for (std::int64_t extent : shape) {
     out += extent < 0 ? std::string("?") : std::to_string(extent);
@@ -58,7 +76,7 @@ std::string rankedTensorType(const std::vector<std::int64_t>& shape, std::string
   }
   out += dtype;
   out += '>';
-  return out;
+  return TypeText(out);
 }
 
 std::optional<SchemaValueType> valueTypeOf(std::string_view typeText) {

@@ -143,7 +143,7 @@ bool MlirModuleWriter::isDefined(std::string_view name) const {
   return false;
 }
 
-Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::string type, std::string role) {
+Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, TypeText type, std::string role) {
   const std::string stem = normalizeSsaStem(name);
   if (!isValidSsaName(stem)) return makeError("invalid ssa name " + quoteName(name) + " for function argument");
   if (!isInputRole(role)) {
@@ -158,20 +158,10 @@ Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, std::st
   return value;
 }
 
+// Every check runs before anything is named or emitted; the attribute text is rendered into a
+// reused buffer while it is checked, so a valid op costs its result names and its line.
 Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
-  return addOpImpl(record, std::vector<std::string>(record.resultTypes));
-}
-
-Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(OpRecord&& record) {
-  std::vector<std::string> resultTypes = std::move(record.resultTypes);
-  return addOpImpl(record, std::move(resultTypes));
-}
-
-// `resultTypes` stands for record.resultTypes (moved out of it by the rvalue overload). Every
-// check runs before anything is named or emitted; the attribute text is rendered into a reused
-// buffer while it is checked, so a valid op costs its result names and its line.
-Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& record,
-                                                             std::vector<std::string>&& resultTypes) {
+  const std::vector<TypeText>& resultTypes = record.resultTypes;
   const SchemaOp* schema = dialectSchema().findOp(record.op);
   if (!schema) return makeError("unknown lattice op " + quoteName(record.op));
 
@@ -200,7 +190,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
                      std::to_string(resultTypes.size()));
   }
   for (std::size_t i = 0; i < resultCount; ++i) {
-    const std::string& type = resultTypes[i];
+    const TypeText& type = resultTypes[i];
     if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
       return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
                        std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
@@ -272,7 +262,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
   std::vector<MlirValue> results;
   results.reserve(resultCount);
   for (std::size_t i = 0; i < resultCount; ++i)
-    results.push_back({uniqueName(stems[i]), std::move(resultTypes[i])});
+    results.push_back({uniqueName(stems[i]), resultTypes[i]});
   // The line is gathered as pieces and copied once into a string of its exact size.
   Pieces& line = m_pieces;
   line.clear();
@@ -317,7 +307,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOpImpl(const OpRecord& rec
 
 Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::string_view storageKey,
                                                 std::string_view layout, const PackingAttr& packing,
-                                                std::string type) {
+                                                TypeText type) {
   static const SchemaOp* const schema = dialectSchema().findOp("weight");
   // addOpImpl's checks in its order, for a record with resultStems {symbol}.
   const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;

@@ -23,6 +23,7 @@
 /// whole build is linear in the output size. Names are uniqued with one counter map (sec. 9).
 
 #include "artifact/MlirAttributes.h"
+#include "artifact/TypeText.h"
 #include "support/Expected.h"
 #include "support/StringArena.h"
 #include "support/StringMap.h"
@@ -35,10 +36,10 @@
 
 namespace lattice {
 
-/// An SSA value: its name without `%` (already uniqued) and its type text.
+/// An SSA value: its name without `%` (already uniqued) and its type text (interned).
 struct MlirValue {
   std::string name;
-  std::string type;
+  TypeText type;
 };
 
 /// One op to emit. Names without the `lattice.` prefix and `%`/`@` sigils.
@@ -59,7 +60,7 @@ struct OpRecord {
   /// `%sparse_decompose, %n_features_in, %n_active`; {"p", "p", "p"} gives `%p, %p1, %p2`.
   std::vector<std::string> resultStems;
   /// One type text per schema result (decompose: 3; every other op: 1).
-  std::vector<std::string> resultTypes;
+  std::vector<TypeText> resultTypes;
 };
 
 /// An op as emitted.
@@ -81,20 +82,18 @@ public:
   /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)
   /// with `role` (sec. 3.2). Errors: invalid SSA name, unknown role, type not a tensor or
   /// lattice type.
-  Expected<MlirValue> addArgument(std::string_view name, std::string type, std::string role = "tensor");
+  Expected<MlirValue> addArgument(std::string_view name, TypeText type, std::string role = "tensor");
 
   /// Validates `record` against the schema, names its results and renders its line. Returns
   /// the results (its index is opCount() - 1). Errors name the op and its first result stem; on
   /// error nothing is emitted and no name counter advances.
   Expected<std::vector<MlirValue>> addOp(const OpRecord& record);
-  /// addOp that takes the record's result types instead of copying them.
-  Expected<std::vector<MlirValue>> addOp(OpRecord&& record);
 
   /// addOp for a `lattice.weight` (one per stored parameter) without building an OpRecord: the
   /// result stem and the symbol are `symbol`, the attributes `storage_key`, `layout` and
   /// `packing`. The same checks, messages and text as addOp with that record.
   Expected<MlirValue> addWeight(std::string_view symbol, std::string_view storageKey, std::string_view layout,
-                                const PackingAttr& packing, std::string type);
+                                const PackingAttr& packing, TypeText type);
 
   /// Sets (or replaces) the returned values. `names` default to the values' SSA names and `roles`
   /// to `sparse_tensor` for `!lattice.sparse_tensor` values and `tensor` otherwise (sec. 3.2).
@@ -138,8 +137,6 @@ public:
   std::size_t returnLine() const;
 
 private:
-  Expected<std::vector<MlirValue>> addOpImpl(const OpRecord& record,
-                                             std::vector<std::string>&& resultTypes);
   /// True when uniqueName handed out `name` (every argument and result is named by it).
   bool isDefined(std::string_view name) const;
   /// str() without the return check (partialText when there is no return).

@@ -240,7 +240,7 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
   if (const TensorData* bias = c.tensor("bias"))
     op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
   op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<std::string>(featureTensorType(outFeatures, dtype));
+  op.resultTypes = movedList<TypeText>(featureTensorType(outFeatures, dtype));
   MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), ArtifactValue::Kind::Dense, outFeatures, dtype);
 }
@@ -377,7 +377,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
     op.resultStems = movedList<std::string>(safeValueName(name));
-    op.resultTypes = movedList<std::string>(featureTensorType(input->channels(), inputDtype()));
+    op.resultTypes = movedList<TypeText>(featureTensorType(input->channels(), inputDtype()));
     MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
     return makeValue(std::move(out), ArtifactValue::Kind::Dense, input->channels(), inputDtype());
   } catch (const Exception& e) {

@@ -39,7 +39,7 @@ ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& sa
     op.operands.push_back(std::move(w));
   op.attributes = std::move(attrs);
   op.resultStems = movedList<std::string>(safeName + "_features");
-  op.resultTypes = movedList<std::string>(featureTensorType(channels, dtype));
+  op.resultTypes = movedList<TypeText>(featureTensorType(channels, dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
@@ -57,9 +57,8 @@ FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string
   op.op = "sparse.decompose";
   op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
   op.resultStems = movedList<std::string>("", safeName + "_features_in", safeName + "_active");
-  op.resultTypes = movedList<std::string>(std::string(kCoordsTensorType),
-                                          featureTensorType(input->channels(), b.inputDtype()),
-                                          std::string(kActiveTensorType));
+  op.resultTypes = movedList<TypeText>(coordsTensorType(), featureTensorType(input->channels(), b.inputDtype()),
+                                       activeTensorType());
   const std::vector<MlirValue> results = must(b.emitOp(std::move(op)));
   return {results[1], input};
 }
@@ -72,7 +71,7 @@ ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::strin
   op.op = "sparse.with_features";
   op.operands = movedList<MlirValue>(MlirValue{in.sparse->name(), in.sparse->type()}, featuresOut);
   op.resultStems = movedList<std::string>(safeName);
-  op.resultTypes = movedList<std::string>(sparseTensorType(dtype));
+  op.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
   MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
   return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, channels, dtype);
 }
@@ -189,7 +188,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
                                          NamedAttr{"alpha", params.alpha}, NamedAttr{"beta", params.beta},
                                          NamedAttr{"threshold", params.threshold});
     op.resultStems = movedList<std::string>(s + "_features");
-    op.resultTypes = movedList<std::string>(featureTensorType(input->channels(), inputDtype()));
+    op.resultTypes = movedList<TypeText>(featureTensorType(input->channels(), inputDtype()));
     MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {

@@ -56,9 +56,9 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::current() const {
   return m_current;
 }
 
-Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& name, std::string type,
+Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& name, TypeText type,
                                                              std::string role) {
-  Expected<MlirValue> v = m_writer.addArgument(name, std::move(type), std::move(role));
+  Expected<MlirValue> v = m_writer.addArgument(name, type, std::move(role));
   if (!v) return v;
   OpProvenance record;
   record.kind = OpProvenance::Kind::Argument;
@@ -93,12 +93,12 @@ ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(MlirValue&& v, ArtifactV
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   const std::string& dtype = m_options.inputDtype;
-  Expected<MlirValue> coords = addArgument("coords", std::string(kCoordsTensorType), "sparse_coords");
+  Expected<MlirValue> coords = addArgument("coords", coordsTensorType(), "sparse_coords");
   if (!coords) return coords.error();
   Expected<MlirValue> features =
       addArgument("features", featureTensorType(std::nullopt, dtype), "sparse_features");
   if (!features) return features.error();
-  Expected<MlirValue> active = addArgument("active", std::string(kActiveTensorType), "sparse_active");
+  Expected<MlirValue> active = addArgument("active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
   OpRecord make;
   make.op = "sparse.make";
@@ -106,7 +106,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   make.attributes = {{"stride", I64Array(m_inputStride.begin(), m_inputStride.end())},
                      {"coord_order", std::string("batch_x_y_z")}};
   make.resultStems = movedList<std::string>(m_options.inputName);
-  make.resultTypes = movedList<std::string>(sparseTensorType(dtype));
+  make.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
@@ -118,12 +118,12 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
                                                                        std::array<int64_t, 3> stride) {
   const std::string s = safeValueName(name);
   const std::string d = dtype && !dtype->empty() ? *dtype : m_options.inputDtype;
-  Expected<MlirValue> coords = addArgument(s + "_coords", std::string(kCoordsTensorType), "sparse_coords");
+  Expected<MlirValue> coords = addArgument(s + "_coords", coordsTensorType(), "sparse_coords");
   if (!coords) return coords.error();
   Expected<MlirValue> features =
       addArgument(s + "_features", featureTensorType(channels, d), "sparse_features");
   if (!features) return features.error();
-  Expected<MlirValue> active = addArgument(s + "_active", std::string(kActiveTensorType), "sparse_active");
+  Expected<MlirValue> active = addArgument(s + "_active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
   OpRecord make;
   make.op = "sparse.make";
@@ -131,7 +131,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
   make.attributes = {{"stride", I64Array(stride.begin(), stride.end())},
                      {"coord_order", std::string("batch_x_y_z")}};
   make.resultStems = movedList<std::string>(s);
-  make.resultTypes = movedList<std::string>(sparseTensorType(d));
+  make.resultTypes = movedList<TypeText>(sparseTensorType(d));
   Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
   if (!results) return results.error();
   return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, channels, d);

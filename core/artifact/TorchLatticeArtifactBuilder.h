@@ -285,7 +285,7 @@ public:
 private:
   TorchLatticeArtifactBuilder() = default;
 
-  Expected<MlirValue> addArgument(const std::string& name, std::string type, std::string role);
+  Expected<MlirValue> addArgument(const std::string& name, TypeText type, std::string role);
 
   ArtifactBuilderOptions m_options;
   std::array<int64_t, 3> m_inputStride{1, 1, 1};

@@ -69,7 +69,7 @@ Property interpreterValueRow(const fx::Value& value) {
                                v->channels() ? QString::number(*v->channels()) : QStringLiteral("?"));
     leaf.children.emplace_back(QStringLiteral("DType"), qs(v->dtype()));
     leaf.children.emplace_back(QStringLiteral("SSA name"), qs(v->ssa()));
-    leaf.children.emplace_back(QStringLiteral("MLIR type"), qs(v->type()));
+    leaf.children.emplace_back(QStringLiteral("MLIR type"), qs(v->type().str()));
     p.children.push_back(std::move(leaf));
   }
   return p;
