@@ -19,9 +19,6 @@ constexpr std::size_t kMaxResults = 4;
 constexpr std::size_t kMaxOperands = 16;
 constexpr std::size_t kHeaderLines = 10; // "module attributes {", 7 attributes, "} {", "func.func"
 
-bool isLetter(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
 bool isDigit(char c) {
   return c >= '0' && c <= '9';
 }
@@ -88,18 +85,54 @@ std::string normalizeSsaStem(std::string_view stem) {
   return out;
 }
 
+namespace {
+
+/// Character classes of the name grammars, one table lookup per character.
+enum CharClass : unsigned char {
+  kDigit = 1,       // [0-9]
+  kSsaFirst = 2,    // [a-zA-Z$._-]
+  kSymbolFirst = 4, // [A-Za-z_]
+  kSymbolRest = 8,  // [A-Za-z0-9_$.]
+};
+
+struct CharClasses {
+  unsigned char of[256] = {};
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c) {
+      const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      const bool digit = c >= '0' && c <= '9';
+      unsigned char bits = 0;
+      if (digit) bits |= kDigit;
+      if (letter || c == '$' || c == '.' || c == '_' || c == '-') bits |= kSsaFirst;
+      if (letter || c == '_') bits |= kSymbolFirst;
+      if (letter || digit || c == '_' || c == '$' || c == '.') bits |= kSymbolRest;
+      of[c] = bits;
+    }
+  }
+  unsigned char operator()(char c) const { return of[static_cast<unsigned char>(c)]; }
+};
+constexpr CharClasses kCharClass;
+
+} // namespace
+
 bool isValidSsaName(std::string_view name) {
+  // `[0-9]+` or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`.
   if (name.empty()) return false;
-  if (std::all_of(name.begin(), name.end(), isDigit)) return true;
-  auto isIdChar = [](char c) { return isLetter(c) || c == '$' || c == '.' || c == '_' || c == '-'; };
-  if (!isIdChar(name[0])) return false;
-  return std::all_of(name.begin() + 1, name.end(), [&](char c) { return isIdChar(c) || isDigit(c); });
+  bool allDigits = true;
+  bool idChars = true;
+  for (char c : name) {
+    const unsigned char k = kCharClass(c);
+    allDigits = allDigits && (k & kDigit);
+    idChars = idChars && (k & (kDigit | kSsaFirst));
+  }
+  return allDigits || (idChars && (kCharClass(name[0]) & kSsaFirst));
 }
 
 bool isValidSymbolName(std::string_view symbol) {
-  if (symbol.empty() || !(isLetter(symbol[0]) || symbol[0] == '_')) return false;
-  return std::all_of(symbol.begin() + 1, symbol.end(),
-                     [](char c) { return isLetter(c) || isDigit(c) || c == '_' || c == '$' || c == '.'; });
+  if (symbol.empty() || !(kCharClass(symbol[0]) & kSymbolFirst)) return false;
+  for (std::size_t i = 1; i < symbol.size(); ++i)
+    if (!(kCharClass(symbol[i]) & kSymbolRest)) return false;
+  return true;
 }
 
 std::string MlirModuleWriter::uniqueName(std::string_view stem) {
@@ -143,13 +176,22 @@ bool MlirModuleWriter::isDefined(std::string_view name) const {
   return false;
 }
 
+std::optional<SchemaValueType> MlirModuleWriter::typeClass(const TypeText& type) {
+  CheckedType& slot = m_checkedTypes[(reinterpret_cast<std::uintptr_t>(type.id()) >> 4) % m_checkedTypes.size()];
+  if (slot.id == type.id()) return slot.type;
+  const std::optional<SchemaValueType> cls = valueTypeOf(type);
+  if (!cls || hasControlCharacter(type)) return std::nullopt;
+  slot = {type.id(), *cls};
+  return cls;
+}
+
 Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, TypeText type, std::string role) {
   const std::string stem = normalizeSsaStem(name);
   if (!isValidSsaName(stem)) return makeError("invalid ssa name " + quoteName(name) + " for function argument");
   if (!isInputRole(role)) {
     return makeError("function argument " + quoteName(name) + ": unknown input role " + quoteName(role));
   }
-  if (!valueTypeOf(type) || hasControlCharacter(type)) {
+  if (!typeClass(type)) {
     return makeError("function argument " + quoteName(name) + ": expected a tensor or lattice type, got " +
                      quoteName(type));
   }
@@ -191,7 +233,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
   }
   for (std::size_t i = 0; i < resultCount; ++i) {
     const TypeText& type = resultTypes[i];
-    if (valueTypeOf(type) != schema->results[i].type || hasControlCharacter(type)) {
+    if (typeClass(type) != schema->results[i].type) {
       return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
                        std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
     }
@@ -313,7 +355,7 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
   if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stem)));
-  if (valueTypeOf(type) != schema->results[0].type || hasControlCharacter(type)) {
+  if (typeClass(type) != schema->results[0].type) {
     return makeError(context() + ": result '" + schema->results[0].name + "' expects a " +
                      std::string(schemaName(schema->results[0].type)) + " type, got " + quoteName(type));
   }

@@ -28,7 +28,9 @@
 #include "support/StringArena.h"
 #include "support/StringMap.h"
 
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -139,6 +141,9 @@ public:
 private:
   /// True when uniqueName handed out `name` (every argument and result is named by it).
   bool isDefined(std::string_view name) const;
+  /// valueTypeOf(type), or nullopt also when the text has a control character; remembered per
+  /// interned text, as a lowering checks the same few types on every op.
+  std::optional<SchemaValueType> typeClass(const TypeText& type);
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
 
@@ -159,6 +164,11 @@ private:
     std::size_t m_size = 0;
   };
 
+  struct CheckedType {
+    const void* id = nullptr; // TypeText::id() of a valid type text
+    SchemaValueType type{};
+  };
+  std::array<CheckedType, 16> m_checkedTypes{}; // typeClass's cache, indexed by id bits
   StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem
   std::string m_attrScratch;           // the attribute dict of the op being added
   Pieces m_pieces;                     // the line of the op being added

@@ -41,6 +41,8 @@ public:
   bool empty() const { return m_text->empty(); }
   const char* data() const { return m_text->data(); }
   const char* c_str() const { return m_text->c_str(); }
+  /// Equal for equal texts and only for them (the interned copy's address), for caches.
+  const void* id() const { return m_text; }
 
   friend bool operator==(const TypeText& a, const TypeText& b) { return a.m_text == b.m_text; }
   friend bool operator!=(const TypeText& a, const TypeText& b) { return a.m_text != b.m_text; }

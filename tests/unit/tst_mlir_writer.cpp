@@ -9,6 +9,8 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <random>
+#include <regex>
 #include <limits>
 
 using namespace lattice;
@@ -61,6 +63,8 @@ private Q_SLOTS:
   void returnErrors();
   void errorDoesNotAdvanceNames();
   void weightShortcutMatchesAddOp();
+  void nameGrammarsMatchRegex();
+  void typeChecksAreRememberedPerText();
   void linearTimeForManyOps();
 };
 
@@ -509,4 +513,45 @@ void TestMlirWriter::weightShortcutMatchesAddOp() {
 }
 
 QTEST_APPLESS_MAIN(TestMlirWriter)
+// isValidSsaName / isValidSymbolName against the spec's grammars written as regular expressions,
+// over every string of up to two characters from an alphabet of each class and its edges, and
+// random longer strings.
+void TestMlirWriter::nameGrammarsMatchRegex() {
+  const std::regex ssa("[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*");
+  const std::regex symbol("[A-Za-z_][A-Za-z0-9_$.]*");
+  const std::string alphabet = std::string("09azAZ$._-/ @[`{:") + '\x7f' + '\x80' + '\0';
+  std::vector<std::string> samples{""};
+  for (char a : alphabet) {
+    samples.push_back(std::string(1, a));
+    for (char b : alphabet)
+      samples.push_back(std::string{a, b});
+  }
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3000; ++i) {
+    std::string s(1 + rng() % 8, ' ');
+    for (char& c : s)
+      c = alphabet[rng() % alphabet.size()];
+    samples.push_back(s);
+  }
+  for (const std::string& s : samples) {
+    QVERIFY2(isValidSsaName(s) == std::regex_match(s, ssa), s.c_str());
+    QVERIFY2(isValidSymbolName(s) == std::regex_match(s, symbol), s.c_str());
+  }
+}
+
+// The writer remembers which type texts it checked; a text with a control character must still
+// be refused after valid types filled that memory, and a valid one accepted after a refusal.
+void TestMlirWriter::typeChecksAreRememberedPerText() {
+  MlirModuleWriter w;
+  for (int c = 1; c <= 40; ++c)
+    QVERIFY(w.addArgument("x", featureTensorType(c, "f32")));
+  const Expected<MlirValue> bad = w.addArgument("y", std::string("tensor<?x4xf32>\n"));
+  QVERIFY(!bad);
+  QVERIFY(bad.message().find("expected a tensor or lattice type") != std::string::npos);
+  QVERIFY(!w.addArgument("y", std::string("tensor<?x4xf32>\n")));
+  QVERIFY(!w.addArgument("y", "memref<4xf32>"));
+  QVERIFY(w.addArgument("y", featureTensorType(3, "f32")));
+  QCOMPARE(w.arguments().size(), std::size_t(41));
+}
+
 #include "tst_mlir_writer.moc"
