@@ -10,6 +10,7 @@
 #include "artifact/MlirTypes.h"
 #include "artifact/Names.h"
 #include "artifact/WeightPacking.h"
+#include "support/StringMap.h"
 
 #include <cerrno>
 #include <cmath>
@@ -332,17 +333,15 @@ const std::vector<ModuleLowering>& moduleLoweringRegistry() {
 }
 
 const ModuleLowering* findModuleLowering(const ModuleInfo& module) {
-  static const std::unordered_map<std::string, const ModuleLowering*> byType = [] {
-    std::unordered_map<std::string, const ModuleLowering*> m;
+  static const StringMap<const ModuleLowering*> byType = [] {
+    StringMap<const ModuleLowering*> m;
     for (const ModuleLowering& row : moduleLoweringRegistry())
-      m.emplace(row.type, &row);
+      m.insert(row.type, &row);
     return m;
   }();
-  auto it = byType.find(module.type);
-  if (it != byType.end()) return it->second;
+  if (const ModuleLowering* const* row = byType.find(module.type)) return *row;
   for (const std::string& base : module.bases) {
-    it = byType.find(base);
-    if (it != byType.end()) return it->second;
+    if (const ModuleLowering* const* row = byType.find(base)) return *row;
   }
   return nullptr;
 }

@@ -31,11 +31,11 @@ Expected<bool> Interpreter::step() {
   const Node& node = *m_current;
   try {
     auto lookup = [this](Node* producer) -> Value {
-      auto it = m_env.find(producer);
-      if (it == m_env.end())
+      const Value* value = m_env.find(producer);
+      if (!value)
         throw Exception{"node '" + (producer ? producer->name() : std::string("<null>")) +
                         "' is used before it has a value"};
-      return it->second;
+      return *value;
     };
     ValueList args;
     args.reserve(node.args().size());
@@ -68,7 +68,7 @@ Expected<bool> Interpreter::step() {
       break;
     }
     if (node.op() == Op::Output) m_result = result;
-    m_env[&node] = std::move(result);
+    m_env.set(&node, std::move(result));
   } catch (const Exception& e) {
     m_failedNode = &node;
     m_error = e.message + "\n\nWhile executing " + node.format();
@@ -104,8 +104,7 @@ Expected<Value> Interpreter::run(ValueList inputs) {
 }
 
 const Value* Interpreter::valueOf(const Node* node) const {
-  auto it = m_env.find(node);
-  return it == m_env.end() ? nullptr : &it->second;
+  return m_env.find(node);
 }
 
 Value Interpreter::placeholder(const Node& node, const std::string& target, const ValueList& args,

@@ -4,9 +4,9 @@
 /// can run whole or step by step.
 
 #include "fx/Graph.h"
+#include "fx/NodeValues.h"
 #include "support/Expected.h"
 
-#include <unordered_map>
 #include <vector>
 
 namespace lattice::fx {
@@ -39,8 +39,8 @@ public:
   bool finished() const { return m_started && m_current == nullptr && !m_failedNode; }
   const Node* failedNode() const { return m_failedNode; }
   /// Values of executed nodes.
-  const std::unordered_map<const Node*, Value>& env() const { return m_env; }
-  /// nullptr when the node has not run.
+  const NodeValues& env() const { return m_env; }
+  /// nullptr when the node has not run; valid until start().
   const Value* valueOf(const Node* node) const;
   /// The output node's value once finished.
   const Value& result() const { return m_result; }
@@ -68,7 +68,7 @@ protected:
 
 private:
   const Graph& m_graph;
-  std::unordered_map<const Node*, Value> m_env;
+  NodeValues m_env;
   ValueList m_inputs;
   std::size_t m_nextInput = 0;
   const Node* m_current = nullptr;

@@ -3,9 +3,11 @@
 /// (SSA name counters, the weight index), where `std::unordered_map<std::string, V>` costs two
 /// allocations per key and a cache miss per probe.
 ///
-/// Open addressing with linear probing over a power-of-two table, at most half full, of
-/// {key pointer, length, hash, value} slots;
-/// the key bytes live in a StringArena (chunks that never move), so a key is a string_view and
+/// Open addressing with linear probing over a power-of-two index of 8-byte slots (part of the
+/// hash and an entry number), at most half full; the entries (key, value, hash) sit in insertion
+/// order beside it. A probe touches only the small index, so a lookup of an absent key (every
+/// new SSA stem) costs about one cache line, and the entries of recent keys stay in cache. The
+/// key bytes live in a StringArena (chunks that never move), so a key is a string_view and
 /// lookups take a string_view without building a std::string. No erase (the users only add).
 ///
 /// \code
@@ -64,18 +66,21 @@ public:
     return *this;
   }
 
-  std::size_t size() const { return m_size; }
-  bool empty() const { return m_size == 0; }
+  std::size_t size() const { return m_entries.size(); }
+  bool empty() const { return m_entries.empty(); }
 
-  /// The value stored under `key`, or nullptr.
+  /// The value stored under `key`, or nullptr. Valid until the next insertion.
   const V* find(std::string_view key) const {
-    if (m_slots.empty()) return nullptr;
+    if (m_index.empty()) return nullptr;
     const std::uint64_t h = stringMapHash(key);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint64_t tag = h & kTagMask;
     for (std::size_t i = h & m_mask;; i = (i + 1) & m_mask) {
-      const Slot& s = m_slots[i];
-      if (!s.used()) return nullptr;
-      if (s.tag == tag && s.key() == key) return &s.value;
+      const std::uint64_t slot = m_index[i];
+      if (slot == 0) return nullptr;
+      if ((slot & kTagMask) == tag) {
+        const Entry& e = m_entries[(slot & ~kTagMask) - 1];
+        if (e.key() == key) return &e.value;
+      }
     }
   }
   V* find(std::string_view key) { return const_cast<V*>(std::as_const(*this).find(key)); }
@@ -84,77 +89,71 @@ public:
   /// The value under `key`, inserted value-initialised when absent.
   V& operator[](std::string_view key) { return *insert(key, V{}).first; }
 
-  /// Inserts (key, value) unless the key is present; returns the stored value and whether it was
-  /// inserted.
+  /// Inserts (key, value) unless the key is present; returns the stored value (valid until the
+  /// next insertion) and whether it was inserted.
   std::pair<V*, bool> insert(std::string_view key, V value) {
-    if ((m_size + 1) * 2 > m_slots.size()) grow();
+    if ((m_entries.size() + 1) * 2 > m_index.size()) grow();
     const std::uint64_t h = stringMapHash(key);
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint64_t tag = h & kTagMask;
     std::size_t i = h & m_mask;
     for (;; i = (i + 1) & m_mask) {
-      Slot& s = m_slots[i];
-      if (!s.used()) break;
-      if (s.tag == tag && s.key() == key) return {&s.value, false};
+      const std::uint64_t slot = m_index[i];
+      if (slot == 0) break;
+      if ((slot & kTagMask) == tag) {
+        Entry& e = m_entries[(slot & ~kTagMask) - 1];
+        if (e.key() == key) return {&e.value, false};
+      }
     }
-    Slot& s = m_slots[i];
     const std::string_view stored = m_keys.store(key);
-    s.data = stored.data();
-    s.size = static_cast<std::uint32_t>(stored.size()) | kUsed;
-    s.tag = tag;
-    s.lowHash = static_cast<std::uint32_t>(h);
-    s.value = std::move(value);
-    ++m_size;
-    return {&s.value, true};
+    m_entries.push_back(Entry{stored.data(), stored.size(), h, std::move(value)});
+    m_index[i] = tag | m_entries.size();
+    return {&m_entries.back().value, true};
   }
 
   void clear() {
-    m_slots.clear();
+    m_index.clear();
+    m_entries.clear();
     m_keys.clear();
-    m_size = 0;
     m_mask = 0;
   }
 
-  /// Calls fn(key, value) for every entry, in no particular order.
+  /// Calls fn(key, value) for every entry, in insertion order.
   template <typename Fn> void forEach(Fn&& fn) const {
-    for (const Slot& s : m_slots)
-      if (s.used()) fn(s.key(), s.value);
+    for (const Entry& e : m_entries)
+      fn(e.key(), e.value);
   }
 
 private:
-  static constexpr std::uint32_t kUsed = 0x80000000u;
+  /// The high 32 bits of an index slot are the high half of the key's hash; the low 32 bits are
+  /// the entry's position + 1 (0 marks an empty slot). At most 2^32 - 1 entries.
+  static constexpr std::uint64_t kTagMask = 0xFFFFFFFF00000000ull;
 
-  /// 16 bytes + the value: the table is probed on every lookup, so slots stay small (more of
-  /// them per cache line) and keep enough of the hash to skip most key comparisons and to move
-  /// without rehashing. Keys are at most 2 GiB (the top bit of `size` marks a used slot).
-  struct Slot {
-    const char* data = nullptr;
-    std::uint32_t size = 0;    // key length | kUsed
-    std::uint32_t tag = 0;     // high half of the hash
-    std::uint32_t lowHash = 0; // low half (the home index)
-    V value{};
-    bool used() const { return size & kUsed; }
-    std::string_view key() const { return {data, size & ~kUsed}; }
+  struct Entry {
+    const char* data;
+    std::size_t size;
+    std::uint64_t hash; // kept so that growing never rehashes a key
+    V value;
+    std::string_view key() const { return {data, size}; }
   };
 
   void grow() {
-    std::vector<Slot> old = std::move(m_slots);
     // At most half full: linear probing stays short, also for the misses of a first insertion.
-    const std::size_t capacity = old.empty() ? 8 : old.size() * 2;
-    m_slots.assign(capacity, Slot{});
+    const std::size_t capacity = m_index.empty() ? 8 : m_index.size() * 2;
+    m_index.assign(capacity, 0);
     m_mask = capacity - 1;
-    for (Slot& s : old) {
-      if (!s.used()) continue;
-      std::size_t i = s.lowHash & m_mask;
-      while (m_slots[i].used())
+    for (std::size_t n = 0; n < m_entries.size(); ++n) {
+      const std::uint64_t h = m_entries[n].hash;
+      std::size_t i = h & m_mask;
+      while (m_index[i] != 0)
         i = (i + 1) & m_mask;
-      m_slots[i] = std::move(s);
+      m_index[i] = (h & kTagMask) | (n + 1);
     }
   }
 
-  std::vector<Slot> m_slots;
-  std::size_t m_mask = 0; // capacity - 1 (a power of two); the home index is lowHash & m_mask
-  std::size_t m_size = 0;
-  StringArena m_keys; // key bytes (stable: chunks never move)
+  std::vector<std::uint64_t> m_index; // the probed table: 8 bytes a slot, 8 slots a cache line
+  std::vector<Entry> m_entries;       // keys and values in insertion order
+  std::size_t m_mask = 0;             // m_index.size() - 1 (a power of two)
+  StringArena m_keys;                 // key bytes (stable: chunks never move)
 };
 
 } // namespace lattice

@@ -1,0 +1,86 @@
+#pragma once
+/// \file NodeValues: the interpreter's environment, node → value. Every node is looked up by the
+/// nodes that use it and stored once, so this is an open-addressing table keyed by the node's
+/// address (the graph keeps nodes in place): a lookup hashes a pointer and reads one 16-byte slot,
+/// where `std::unordered_map` chases a bucket list into a heap node per entry. Values live in a
+/// deque in evaluation order, so a `const Value*` stays valid until clear().
+
+#include "fx/Value.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <utility>
+#include <vector>
+
+namespace lattice::fx {
+
+class Node;
+
+class NodeValues {
+public:
+  std::size_t size() const { return m_values.size(); }
+  bool empty() const { return m_values.empty(); }
+
+  /// The value of `node`, or nullptr when it has none.
+  const Value* find(const Node* node) const {
+    if (m_index.empty()) return nullptr;
+    for (std::size_t i = home(node);; i = (i + 1) & m_mask) {
+      const Slot& s = m_index[i];
+      if (!s.node) return nullptr;
+      if (s.node == node) return &m_values[s.entry].second;
+    }
+  }
+
+  /// Sets (or replaces) the value of `node` (not nullptr).
+  void set(const Node* node, Value value) {
+    if ((m_values.size() + 1) * 2 > m_index.size()) grow();
+    std::size_t i = home(node);
+    for (; m_index[i].node; i = (i + 1) & m_mask) {
+      if (m_index[i].node == node) {
+        m_values[m_index[i].entry].second = std::move(value);
+        return;
+      }
+    }
+    m_index[i] = {node, m_values.size()};
+    m_values.emplace_back(node, std::move(value));
+  }
+
+  void clear() {
+    m_index.clear();
+    m_values.clear();
+    m_mask = 0;
+  }
+
+  /// (node, value) pairs in the order they were first set.
+  const std::deque<std::pair<const Node*, Value>>& entries() const { return m_values; }
+
+private:
+  struct Slot {
+    const Node* node = nullptr;
+    std::size_t entry = 0;
+  };
+
+  std::size_t home(const Node* node) const {
+    std::uint64_t h = (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h ^ (h >> 32)) & m_mask;
+  }
+
+  void grow() {
+    const std::size_t capacity = m_index.empty() ? 16 : m_index.size() * 2;
+    m_index.assign(capacity, Slot{});
+    m_mask = capacity - 1;
+    for (std::size_t n = 0; n < m_values.size(); ++n) {
+      std::size_t i = home(m_values[n].first);
+      while (m_index[i].node)
+        i = (i + 1) & m_mask;
+      m_index[i] = {m_values[n].first, n};
+    }
+  }
+
+  std::vector<Slot> m_index; // at most half full
+  std::deque<std::pair<const Node*, Value>> m_values;
+  std::size_t m_mask = 0;
+};
+
+} // namespace lattice::fx
