@@ -27,7 +27,7 @@ Node* Graph::insert(std::string name, Op op, std::string target, ValueList args,
 }
 
 Node* Graph::createNode(Op op, std::string target, ValueList args, Kwargs kwargs, std::string name) {
-  std::string unique = m_namespace.createName(name.empty() ? candidateName(op, target) : name);
+  std::string unique = m_namespace.createName(name.empty() ? candidateName(op, target) : std::move(name));
   return insert(std::move(unique), op, std::move(target), std::move(args), std::move(kwargs));
 }
 
