@@ -7,6 +7,11 @@
 // by the traced graph's Namespace in emission order. The walk uses an explicit frame stack, so
 // deep module nesting cannot overflow the C++ stack, and each node is visited once.
 //
+// Tracing runs on every open and every lowering, so the walk avoids per-node heap traffic that
+// does not end up in the traced graph: each frame's inner-node → value map is a small
+// open-addressing table whose storage is kept for the next frame at the same depth, leaf paths
+// are moved into their nodes, and the recursion check compares module pointers.
+//
 // Deliberately not here: the lattice leaf policy (LatticeTracer.cpp) and any validation of the
 // one-level graphs beyond what the walk needs (the archive reader and Graph::lint do that). The
 // only function evaluated at trace time is `operator.getitem` on a literal container, which a
@@ -14,19 +19,17 @@
 
 #include "trace/Tracer.h"
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace lattice {
 
 namespace {
 
-constexpr const char* kSequential = "torch.nn.modules.container.Sequential";
-constexpr const char* kGetItem = "operator.getitem";
+constexpr std::string_view kGetItem = "operator.getitem";
 
-bool startsWith(const std::string& s, std::string_view prefix) {
+bool startsWith(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
@@ -47,7 +50,7 @@ std::string quotedPath(const std::string& path) {
 }
 
 /// A forward parameter's name from a placeholder target ("*args" → "args").
-std::string parameterName(const std::string& target) {
+std::string_view parameterName(std::string_view target) {
   std::size_t i = 0;
   while (i < target.size() && target[i] == '*')
     ++i;
@@ -58,13 +61,80 @@ std::string parameterName(const std::string& target) {
   throw Exception{std::move(message)};
 }
 
+/// Inner node → its value in the traced graph, for one frame: open addressing over the node
+/// pointers. clear() forgets the values but keeps the table, so the frames at one depth of the
+/// walk (every block of a long chain) share one allocation instead of a hash node per value.
+class NodeValues {
+public:
+  /// The value of `node`, or nullptr when it has none yet.
+  const fx::Value* find(const fx::Node* node) const {
+    if (m_slots.empty()) return nullptr;
+    for (std::size_t i = slotOf(node);; i = (i + 1) & m_mask) {
+      const Slot& s = m_slots[i];
+      if (s.key == node) return &s.value;
+      if (s.key == nullptr) return nullptr;
+    }
+  }
+
+  /// Gives `node` the value `value`, replacing any earlier one.
+  void set(const fx::Node* node, fx::Value value) {
+    if ((m_used.size() + 1) * 2 > m_slots.size()) grow();
+    std::size_t i = slotOf(node);
+    while (m_slots[i].key != nullptr && m_slots[i].key != node)
+      i = (i + 1) & m_mask;
+    Slot& s = m_slots[i];
+    if (s.key == nullptr) {
+      s.key = node;
+      m_used.push_back(i);
+    }
+    s.value = std::move(value);
+  }
+
+  /// Forgets every value (in time proportional to their number); keeps the capacity.
+  void clear() {
+    for (std::size_t i : m_used)
+      m_slots[i] = Slot{};
+    m_used.clear();
+  }
+
+private:
+  struct Slot {
+    const fx::Node* key = nullptr;
+    fx::Value value;
+  };
+
+  /// Fibonacci hashing: the high bits of pointer × 2^64/φ, so aligned addresses spread out.
+  std::size_t slotOf(const fx::Node* node) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(node) * 0x9E3779B97F4A7C15ull) >>
+                                    m_shift);
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(m_slots);
+    const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
+    m_slots = std::vector<Slot>(capacity);
+    m_mask = capacity - 1;
+    m_shift = 64;
+    for (std::size_t c = capacity; c > 1; c >>= 1)
+      --m_shift;
+    std::vector<std::size_t> used = std::move(m_used);
+    m_used.clear();
+    for (std::size_t i : used)
+      set(old[i].key, std::move(old[i].value));
+  }
+
+  std::vector<Slot> m_slots;
+  std::vector<std::size_t> m_used; ///< occupied slots, so clear() need not scan the table
+  std::size_t m_mask = 0;
+  unsigned m_shift = 64;
+};
+
 /// One graph being emitted: the root's or an inlined module's.
 struct Frame {
   const ModuleInfo* module = nullptr;
   std::list<fx::Node>::const_iterator next;
   std::list<fx::Node>::const_iterator end;
-  /// Inner node → its value in the traced graph.
-  std::unordered_map<const fx::Node*, fx::Value> env;
+  NodeValues env;
   /// The call_module node of the parent frame this frame replaces (nullptr for the root).
   const fx::Node* call = nullptr;
 };
@@ -80,7 +150,7 @@ public:
       for (const fx::Node& node : graph.nodes()) {
         if (node.op() != fx::Op::Placeholder) continue;
         SignatureParam p;
-        p.name = parameterName(node.target());
+        p.name = std::string(parameterName(node.target()));
         if (startsWith(node.target(), "**"))
           p.kind = ParamKind::VarKeyword;
         else if (startsWith(node.target(), "*"))
@@ -146,16 +216,15 @@ public:
     if (varKeyword) m_bound[*varKeyword] = fx::Value::dict(std::move(extraKeywords));
   }
 
-  /// Placeholder → value: the bound argument, else the placeholder's own default (args[0]),
-  /// else the signature default. A parameter without placeholder still needs an argument, as
-  /// Python would have raised for it.
-  std::unordered_map<const fx::Node*, fx::Value> placeholderValues(const fx::Graph& graph) const {
+  /// Placeholder → value, into `env`: the bound argument, else the placeholder's own default
+  /// (args[0]), else the signature default. A parameter without placeholder still needs an
+  /// argument, as Python would have raised for it.
+  void bindPlaceholders(const fx::Graph& graph, NodeValues& env) const {
     const std::vector<SignatureParam>& params = *m_params;
     std::vector<bool> consumed(params.size(), false);
-    std::unordered_map<const fx::Node*, fx::Value> values;
     for (const fx::Node& node : graph.nodes()) {
       if (node.op() != fx::Op::Placeholder) continue;
-      const std::string name = parameterName(node.target());
+      const std::string_view name = parameterName(node.target());
       std::size_t i = 0;
       while (i < params.size() && params[i].name != name)
         ++i;
@@ -164,19 +233,18 @@ public:
              "' does not match a forward parameter");
       consumed[i] = true;
       if (m_bound[i])
-        values.emplace(&node, *m_bound[i]);
+        env.set(&node, *m_bound[i]);
       else if (!node.args().empty())
-        values.emplace(&node, node.args().front());
+        env.set(&node, node.args().front());
       else if (params[i].defaultValue)
-        values.emplace(&node, *params[i].defaultValue);
+        env.set(&node, *params[i].defaultValue);
       else
-        fail(describe(m_module.path) + " is missing required argument '" + name + "'");
+        fail(describe(m_module.path) + " is missing required argument '" + std::string(name) + "'");
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (consumed[i] || m_bound[i] || params[i].defaultValue) continue;
       fail(describe(m_module.path) + " is missing required argument '" + params[i].name + "'");
     }
-    return values;
   }
 
 private:
@@ -201,10 +269,9 @@ public:
     const ModuleInfo& root = m_model.root();
     if (!root.graph) fail("root module (" + root.type + ") has no recorded graph");
     pushFrame(root, nullptr);
-    m_active.insert(root.path);
 
-    while (!m_frames.empty()) {
-      Frame& frame = m_frames.back();
+    while (m_depth > 0) {
+      Frame& frame = top();
       if (frame.next == frame.end) fail(describe(frame.module->path) + " graph has no output node");
       const fx::Node& node = *frame.next++;
       switch (node.op()) {
@@ -212,8 +279,8 @@ public:
         emitPlaceholder(frame, node);
         break;
       case fx::Op::GetAttr:
-        frame.env[&node] =
-            fx::Value::node(m_out->createNode(fx::Op::GetAttr, joinPath(frame.module->path, node.target())));
+        frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::GetAttr,
+                                                               joinPath(frame.module->path, node.target()))));
         break;
       case fx::Op::CallFunction:
         emitCallFunction(frame, node);
@@ -223,7 +290,7 @@ public:
         fx::Node* call = m_out->createNode(fx::Op::CallMethod, node.target(), remapList(frame, node, node.args()),
                                            remapKwargs(frame, node, node.kwargs()));
         call->meta[fx::kModulePathMeta] = frame.module->path;
-        frame.env[&node] = fx::Value::node(call);
+        frame.env.set(&node, fx::Value::node(call));
         break;
       }
       case fx::Op::CallModule:
@@ -238,23 +305,28 @@ public:
   }
 
 private:
-  void pushFrame(const ModuleInfo& module, const fx::Node* call) {
-    Frame frame;
+  Frame& top() { return m_frames[m_depth - 1]; }
+
+  /// Enters `module`'s graph. Frames popped earlier are reused, with their tables; growing the
+  /// stack invalidates references to frames.
+  Frame& pushFrame(const ModuleInfo& module, const fx::Node* call) {
+    if (m_depth == m_frames.size()) m_frames.emplace_back();
+    Frame& frame = m_frames[m_depth++];
     frame.module = &module;
     frame.next = module.graph->nodes().begin();
     frame.end = module.graph->nodes().end();
     frame.call = call;
-    m_frames.push_back(std::move(frame));
+    return frame;
   }
 
   void emitPlaceholder(Frame& frame, const fx::Node& node) {
     if (frame.call == nullptr) {
       // Root placeholders keep their target and default.
-      frame.env[&node] = fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args()));
+      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args())));
       return;
     }
     // Inlined placeholders were bound before the frame was entered.
-    if (frame.env.find(&node) == frame.env.end())
+    if (frame.env.find(&node) == nullptr)
       fail(describe(frame.module->path) + " graph placeholder '" + node.name() + "' is not bound");
   }
 
@@ -263,13 +335,13 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
     if (node.target() == kGetItem && args.size() == 2 && kwargs.empty()) {
       if (std::optional<fx::Value> folded = foldGetItem(frame, node, args[0], args[1])) {
-        frame.env[&node] = std::move(*folded);
+        frame.env.set(&node, std::move(*folded));
         return;
       }
     }
     fx::Node* call = m_out->createNode(fx::Op::CallFunction, node.target(), std::move(args), std::move(kwargs));
     call->meta[fx::kModulePathMeta] = frame.module->path;
-    frame.env[&node] = fx::Value::node(call);
+    frame.env.set(&node, fx::Value::node(call));
   }
 
   /// Python indexing of a literal container; nullopt when the receiver is not one (a node).
@@ -294,7 +366,7 @@ private:
   }
 
   void callModule(Frame& frame, const fx::Node& node) {
-    const std::string path = joinPath(frame.module->path, node.target());
+    std::string path = joinPath(frame.module->path, node.target());
     const ModuleInfo* callee = m_model.module(path);
     if (callee == nullptr)
       fail(describe(frame.module->path) + " calls missing submodule '" + node.target() + "' (node '" +
@@ -303,50 +375,50 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
 
     if (m_tracer.isLeaf(*callee)) {
-      frame.env[&node] =
-          fx::Value::node(m_out->createNode(fx::Op::CallModule, path, std::move(args), std::move(kwargs)));
+      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::CallModule, std::move(path), std::move(args),
+                                                             std::move(kwargs))));
       return;
     }
     if (!callee->graph)
       fail(describe(path) + " (" + callee->type + ") is traced through but has no recorded graph");
-    if (m_active.count(path)) {
+    // The active modules are the frames' (a module is identified by its path, so by its
+    // ModuleInfo); the stack is shallow, and a scan needs no set kept in step with it.
+    for (std::size_t i = 0; i < m_depth; ++i) {
+      if (m_frames[i].module != callee) continue;
       std::string chain;
-      for (const Frame& f : m_frames)
-        chain += quotedPath(f.module->path) + " -> ";
+      for (std::size_t f = 0; f < m_depth; ++f)
+        chain += quotedPath(m_frames[f].module->path) + " -> ";
       fail("recursive call of " + describe(path) + ": " + chain + quotedPath(path));
     }
 
     ArgumentBinder binder(*callee, *callee->graph);
     binder.bind(args, kwargs);
-    std::unordered_map<const fx::Node*, fx::Value> bound = binder.placeholderValues(*callee->graph);
-
-    pushFrame(*callee, &node); // invalidates `frame`
-    m_frames.back().env = std::move(bound);
-    m_active.insert(path);
+    Frame& inner = pushFrame(*callee, &node); // invalidates `frame`
+    binder.bindPlaceholders(*callee->graph, inner.env);
   }
 
   void finishFrame(const fx::Node& outputNode) {
-    Frame& frame = m_frames.back();
+    Frame& frame = top();
     fx::Value result =
         outputNode.args().empty() ? fx::Value::none() : remap(frame, outputNode, outputNode.args().front());
     if (frame.call == nullptr) {
       m_out->createNode(fx::Op::Output, "output", {std::move(result)});
-      m_frames.clear();
+      m_depth = 0;
       return;
     }
     const fx::Node* call = frame.call;
-    m_active.erase(frame.module->path);
-    m_frames.pop_back();
-    m_frames.back().env[call] = std::move(result);
+    frame.env.clear(); // kept for the next frame at this depth
+    --m_depth;
+    top().env.set(call, std::move(result));
   }
 
   fx::Value remap(const Frame& frame, const fx::Node& user, const fx::Value& value) const {
     return fx::mapNodes(value, [&](fx::Node* inner) -> fx::Value {
-      auto it = frame.env.find(inner);
-      if (it == frame.env.end())
+      const fx::Value* mapped = frame.env.find(inner);
+      if (mapped == nullptr)
         fail(describe(frame.module->path) + " node '" + user.name() + "' uses '" +
              (inner ? inner->name() : std::string("?")) + "' before it is defined");
-      return it->second;
+      return *mapped;
     });
   }
 
@@ -369,8 +441,9 @@ private:
   const Tracer& m_tracer;
   const Model& m_model;
   std::unique_ptr<fx::Graph> m_out;
+  /// The walk's stack: frames [0, m_depth) are active; those above keep their storage for reuse.
   std::vector<Frame> m_frames;
-  std::unordered_set<std::string> m_active;
+  std::size_t m_depth = 0;
 };
 
 } // namespace
@@ -378,8 +451,9 @@ private:
 Tracer::~Tracer() = default;
 
 bool Tracer::isLeafModule(const ModuleInfo& module, const std::string& /*qualifiedName*/) const {
+  static const std::string sequential = "torch.nn.modules.container.Sequential";
   if (!startsWith(module.type, "torch.nn") && !startsWith(module.type, "torch.ao.nn")) return false;
-  return !module.isA(kSequential);
+  return !module.isA(sequential);
 }
 
 bool Tracer::isLeaf(const ModuleInfo& module) const {
