@@ -17,7 +17,7 @@ Node* Graph::insert(std::string name, Op op, std::string target, ValueList args,
                             std::move(kwargs));
   Node* node = &*it;
   node->m_self = it;
-  m_byName.emplace(node->m_name, node);
+  m_byName.insert(node->m_name, node);
   if (atEnd && !m_indexDirty)
     node->m_index = m_nodes.size() - 1;
   else
@@ -33,7 +33,7 @@ Node* Graph::createNode(Op op, std::string target, ValueList args, Kwargs kwargs
 
 Node* Graph::createNodeNamed(Op op, std::string target, ValueList args, Kwargs kwargs,
                              const std::string& name) {
-  if (name.empty() || m_namespace.isUsed(name) || m_byName.count(name) != 0) return nullptr;
+  if (name.empty() || m_namespace.isUsed(name) || m_byName.contains(name)) return nullptr;
   m_namespace.reserve(name);
   return insert(name, op, std::move(target), std::move(args), std::move(kwargs));
 }
@@ -71,15 +71,15 @@ bool Graph::eraseNode(Node* node) {
   node->unlinkInputs();
   if (m_insertBefore == node) m_insertBefore = node->next();
   const bool wasLast = std::next(node->m_self) == m_nodes.end();
-  m_byName.erase(node->m_name); // torch.fx keeps the name reserved in the namespace too
+  *m_byName.find(node->m_name) = nullptr; // torch.fx keeps the name reserved in the namespace too
   m_nodes.erase(node->m_self);
   if (!wasLast) m_indexDirty = true;
   return true;
 }
 
 Node* Graph::findNode(const std::string& name) const {
-  auto it = m_byName.find(name);
-  return it == m_byName.end() ? nullptr : it->second;
+  Node* const* node = m_byName.find(name);
+  return node ? *node : nullptr;
 }
 
 Node* Graph::outputNode() const {
@@ -98,9 +98,11 @@ void Graph::renumber() const {
 Status Graph::lint() const {
   renumber();
   auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  if (m_byName.size() != m_nodes.size())
-    return makeError("graph lint: " + std::to_string(m_nodes.size()) + " nodes but " +
-                     std::to_string(m_byName.size()) + " distinct names");
+  std::size_t named = 0;
+  m_byName.forEach([&named](std::string_view, const Node* node) { named += node != nullptr; });
+  if (named != m_nodes.size())
+    return makeError("graph lint: " + std::to_string(m_nodes.size()) + " nodes but " + std::to_string(named) +
+                     " distinct names");
 
   std::size_t inputEdges = 0;
   std::size_t userEntries = 0;

@@ -1,14 +1,19 @@
 #pragma once
 /// \file fx::Graph: an ordered list of nodes with unique names (torch.fx.Graph).
+///
+/// A traced graph has one node per operation of the model (tens of thousands for a long chain)
+/// and is built and dropped on every open and lowering, so its bookkeeping is allocation-light:
+/// nodes come from a per-graph pool, and the name index is a StringMap (one arena for the keys).
 
 #include "fx/Node.h"
 #include "fx/Namespace.h"
 #include "support/Expected.h"
 
-#include <list>
+#include "support/StringMap.h"
+
+#include <memory_resource>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 namespace lattice::fx {
 
@@ -52,8 +57,8 @@ public:
     Node* m_saved;
   };
 
-  std::list<Node>& nodes() { return m_nodes; }
-  const std::list<Node>& nodes() const { return m_nodes; }
+  NodeList& nodes() { return m_nodes; }
+  const NodeList& nodes() const { return m_nodes; }
   std::size_t size() const { return m_nodes.size(); }
   /// nullptr when absent.
   Node* findNode(const std::string& name) const;
@@ -75,8 +80,13 @@ private:
   void renumber() const;
   Node* insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs);
 
-  std::list<Node> m_nodes;
-  std::unordered_map<std::string, Node*> m_byName;
+  /// Memory of the list's elements: erased nodes' blocks are reused, and the whole pool goes back
+  /// in a few chunk frees when the graph is destroyed. Declared before m_nodes, which uses it.
+  std::pmr::unsynchronized_pool_resource m_nodeMemory;
+  NodeList m_nodes{&m_nodeMemory};
+  /// Name → node. An erased node's entry stays, as nullptr: its name stays reserved in
+  /// m_namespace (as in torch.fx), so it is never handed out, nor inserted, again.
+  StringMap<Node*> m_byName;
   Namespace m_namespace;
   Node* m_insertBefore = nullptr;
   mutable bool m_indexDirty = false;

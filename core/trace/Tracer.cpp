@@ -132,8 +132,8 @@ private:
 /// One graph being emitted: the root's or an inlined module's.
 struct Frame {
   const ModuleInfo* module = nullptr;
-  std::list<fx::Node>::const_iterator next;
-  std::list<fx::Node>::const_iterator end;
+  fx::NodeList::const_iterator next;
+  fx::NodeList::const_iterator end;
   NodeValues env;
   /// The call_module node of the parent frame this frame replaces (nullptr for the root).
   const fx::Node* call = nullptr;
