@@ -19,6 +19,7 @@
 
 #include "trace/Tracer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -37,7 +38,10 @@ bool startsWith(std::string_view s, std::string_view prefix) {
 std::string joinPath(const std::string& base, const std::string& relative) {
   if (base.empty()) return relative;
   if (relative.empty()) return base;
-  return base + "." + relative;
+  std::string path;
+  path.reserve(base.size() + 1 + relative.size());
+  path.append(base).append(1, '.').append(relative);
+  return path;
 }
 
 /// "root module" or "module 'a.b'", for messages.
@@ -61,47 +65,56 @@ std::string_view parameterName(std::string_view target) {
   throw Exception{std::move(message)};
 }
 
-/// Inner node → its value in the traced graph, for one frame: open addressing over the node
-/// pointers. clear() forgets the values but keeps the table, so the frames at one depth of the
-/// walk (every block of a long chain) share one allocation instead of a hash node per value.
+/// Inner node → its value in the traced graph, for one frame. The values are kept densely in the
+/// order they were set, and an open-addressing table over the node pointers indexes them. clear()
+/// forgets the values but keeps both allocations, so the frames at one depth of the walk (every
+/// block of a long chain) share their storage instead of allocating a hash node per value.
 class NodeValues {
 public:
+  /// Room for `count` values without growing.
+  void reserve(std::size_t count) {
+    m_entries.reserve(count);
+    if (count * 2 > m_slots.size()) rehash(count * 2);
+  }
+
   /// The value of `node`, or nullptr when it has none yet.
   const fx::Value* find(const fx::Node* node) const {
     if (m_slots.empty()) return nullptr;
     for (std::size_t i = slotOf(node);; i = (i + 1) & m_mask) {
-      const Slot& s = m_slots[i];
-      if (s.key == node) return &s.value;
-      if (s.key == nullptr) return nullptr;
+      const std::uint32_t s = m_slots[i];
+      if (s == kEmpty) return nullptr;
+      if (m_entries[s].node == node) return &m_entries[s].value;
     }
   }
 
   /// Gives `node` the value `value`, replacing any earlier one.
   void set(const fx::Node* node, fx::Value value) {
-    if ((m_used.size() + 1) * 2 > m_slots.size()) grow();
+    if ((m_entries.size() + 1) * 2 > m_slots.size()) rehash(std::max<std::size_t>(16, m_slots.size() * 2));
     std::size_t i = slotOf(node);
-    while (m_slots[i].key != nullptr && m_slots[i].key != node)
-      i = (i + 1) & m_mask;
-    Slot& s = m_slots[i];
-    if (s.key == nullptr) {
-      s.key = node;
-      m_used.push_back(i);
+    for (; m_slots[i] != kEmpty; i = (i + 1) & m_mask) {
+      if (m_entries[m_slots[i]].node == node) {
+        m_entries[m_slots[i]].value = std::move(value);
+        return;
+      }
     }
-    s.value = std::move(value);
+    m_slots[i] = static_cast<std::uint32_t>(m_entries.size());
+    m_entries.push_back({node, i, std::move(value)});
   }
 
-  /// Forgets every value (in time proportional to their number); keeps the capacity.
+  /// Forgets every value, in time proportional to their number; keeps the capacity.
   void clear() {
-    for (std::size_t i : m_used)
-      m_slots[i] = Slot{};
-    m_used.clear();
+    for (const Entry& e : m_entries)
+      m_slots[e.slot] = kEmpty;
+    m_entries.clear();
   }
 
 private:
-  struct Slot {
-    const fx::Node* key = nullptr;
+  struct Entry {
+    const fx::Node* node;
+    std::size_t slot; ///< where the table points at this entry, so clear() need not scan it
     fx::Value value;
   };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
 
   /// Fibonacci hashing: the high bits of pointer × 2^64/φ, so aligned addresses spread out.
   std::size_t slotOf(const fx::Node* node) const {
@@ -109,22 +122,27 @@ private:
                                     m_shift);
   }
 
-  void grow() {
-    std::vector<Slot> old = std::move(m_slots);
-    const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
-    m_slots = std::vector<Slot>(capacity);
-    m_mask = capacity - 1;
-    m_shift = 64;
-    for (std::size_t c = capacity; c > 1; c >>= 1)
+  /// Rebuilds the table with at least `minSlots` slots (a power of two).
+  void rehash(std::size_t minSlots) {
+    std::size_t capacity = 16;
+    m_shift = 60;
+    while (capacity < minSlots) {
+      capacity *= 2;
       --m_shift;
-    std::vector<std::size_t> used = std::move(m_used);
-    m_used.clear();
-    for (std::size_t i : used)
-      set(old[i].key, std::move(old[i].value));
+    }
+    m_slots.assign(capacity, kEmpty);
+    m_mask = capacity - 1;
+    for (std::size_t e = 0; e < m_entries.size(); ++e) {
+      std::size_t i = slotOf(m_entries[e].node);
+      while (m_slots[i] != kEmpty)
+        i = (i + 1) & m_mask;
+      m_slots[i] = static_cast<std::uint32_t>(e);
+      m_entries[e].slot = i;
+    }
   }
 
-  std::vector<Slot> m_slots;
-  std::vector<std::size_t> m_used; ///< occupied slots, so clear() need not scan the table
+  std::vector<Entry> m_entries;
+  std::vector<std::uint32_t> m_slots; ///< entry index, or kEmpty
   std::size_t m_mask = 0;
   unsigned m_shift = 64;
 };
@@ -139,14 +157,18 @@ struct Frame {
   const fx::Node* call = nullptr;
 };
 
-/// Binds a call's (already remapped) arguments to the forward parameters of `module` the way
-/// Python does, then hands out one value per placeholder of the module's graph.
+/// Binds a call's (already remapped) arguments to the forward parameters of a module the way
+/// Python does, then hands out one value per placeholder of the module's graph. One binder serves
+/// every call of a trace, so its buffers keep their capacity.
 class ArgumentBinder {
 public:
-  ArgumentBinder(const ModuleInfo& module, const fx::Graph& graph)
-      : m_module(module), m_params(&module.signature) {
+  /// Starts binding a call of `module`, whose graph is `graph`.
+  void start(const ModuleInfo& module, const fx::Graph& graph) {
+    m_module = &module;
+    m_params = &module.signature;
     if (module.signature.empty()) {
       // No recorded signature (a hand-built model): the placeholders are the parameters.
+      m_derived.clear();
       for (const fx::Node& node : graph.nodes()) {
         if (node.op() != fx::Op::Placeholder) continue;
         SignatureParam p;
@@ -159,10 +181,11 @@ public:
       }
       m_params = &m_derived;
     }
-    m_bound.resize(m_params->size());
+    m_bound.assign(m_params->size(), std::nullopt);
   }
 
-  void bind(const fx::ValueList& args, const fx::Kwargs& kwargs) {
+  /// Binds the call's arguments, which it takes over.
+  void bind(fx::ValueList&& args, fx::Kwargs&& kwargs) {
     const std::vector<SignatureParam>& params = *m_params;
     std::size_t positional = 0;
     std::optional<std::size_t> varPositional;
@@ -179,22 +202,22 @@ public:
 
     fx::ValueList extraPositional;
     std::size_t nextParam = 0;
-    for (const fx::Value& arg : args) {
+    for (fx::Value& arg : args) {
       while (nextParam < params.size() && !acceptsPositional(params[nextParam].kind))
         ++nextParam;
       if (nextParam < params.size()) {
-        m_bound[nextParam++] = arg;
+        m_bound[nextParam++] = std::move(arg);
       } else if (varPositional) {
-        extraPositional.push_back(arg);
+        extraPositional.push_back(std::move(arg));
       } else {
-        fail(describe(m_module.path) + " takes " + std::to_string(positional) + " positional argument" +
+        fail(describe(m_module->path) + " takes " + std::to_string(positional) + " positional argument" +
              (positional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
       }
     }
     if (varPositional) m_bound[*varPositional] = fx::Value::tuple(std::move(extraPositional));
 
     fx::Kwargs extraKeywords;
-    for (const auto& [key, value] : kwargs) {
+    for (auto& [key, value] : kwargs) {
       std::optional<std::size_t> target;
       for (std::size_t i = 0; i < params.size(); ++i) {
         ParamKind k = params[i].kind;
@@ -205,12 +228,12 @@ public:
       }
       if (target) {
         if (m_bound[*target])
-          fail(describe(m_module.path) + " got multiple values for argument '" + key + "'");
-        m_bound[*target] = value;
+          fail(describe(m_module->path) + " got multiple values for argument '" + key + "'");
+        m_bound[*target] = std::move(value);
       } else if (varKeyword) {
-        extraKeywords.emplace_back(key, value);
+        extraKeywords.emplace_back(key, std::move(value));
       } else {
-        fail(describe(m_module.path) + " got an unexpected keyword argument '" + key + "'");
+        fail(describe(m_module->path) + " got an unexpected keyword argument '" + key + "'");
       }
     }
     if (varKeyword) m_bound[*varKeyword] = fx::Value::dict(std::move(extraKeywords));
@@ -219,9 +242,10 @@ public:
   /// Placeholder → value, into `env`: the bound argument, else the placeholder's own default
   /// (args[0]), else the signature default. A parameter without placeholder still needs an
   /// argument, as Python would have raised for it.
-  void bindPlaceholders(const fx::Graph& graph, NodeValues& env) const {
+  void bindPlaceholders(const fx::Graph& graph, NodeValues& env) {
     const std::vector<SignatureParam>& params = *m_params;
-    std::vector<bool> consumed(params.size(), false);
+    std::vector<bool>& consumed = m_consumed;
+    consumed.assign(params.size(), false);
     for (const fx::Node& node : graph.nodes()) {
       if (node.op() != fx::Op::Placeholder) continue;
       const std::string_view name = parameterName(node.target());
@@ -229,7 +253,7 @@ public:
       while (i < params.size() && params[i].name != name)
         ++i;
       if (i == params.size())
-        fail(describe(m_module.path) + " graph placeholder '" + node.name() +
+        fail(describe(m_module->path) + " graph placeholder '" + node.name() +
              "' does not match a forward parameter");
       consumed[i] = true;
       if (m_bound[i])
@@ -239,11 +263,11 @@ public:
       else if (params[i].defaultValue)
         env.set(&node, *params[i].defaultValue);
       else
-        fail(describe(m_module.path) + " is missing required argument '" + std::string(name) + "'");
+        fail(describe(m_module->path) + " is missing required argument '" + std::string(name) + "'");
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (consumed[i] || m_bound[i] || params[i].defaultValue) continue;
-      fail(describe(m_module.path) + " is missing required argument '" + params[i].name + "'");
+      fail(describe(m_module->path) + " is missing required argument '" + params[i].name + "'");
     }
   }
 
@@ -252,10 +276,11 @@ private:
     return k == ParamKind::PositionalOnly || k == ParamKind::PositionalOrKeyword;
   }
 
-  const ModuleInfo& m_module;
-  const std::vector<SignatureParam>* m_params;
+  const ModuleInfo* m_module = nullptr;
+  const std::vector<SignatureParam>* m_params = nullptr;
   std::vector<SignatureParam> m_derived;
   std::vector<std::optional<fx::Value>> m_bound;
+  std::vector<bool> m_consumed;
 };
 
 /// One trace of one model by one tracer.
@@ -316,6 +341,7 @@ private:
     frame.next = module.graph->nodes().begin();
     frame.end = module.graph->nodes().end();
     frame.call = call;
+    frame.env.reserve(module.graph->size());
     return frame;
   }
 
@@ -391,10 +417,10 @@ private:
       fail("recursive call of " + describe(path) + ": " + chain + quotedPath(path));
     }
 
-    ArgumentBinder binder(*callee, *callee->graph);
-    binder.bind(args, kwargs);
+    m_binder.start(*callee, *callee->graph);
+    m_binder.bind(std::move(args), std::move(kwargs));
     Frame& inner = pushFrame(*callee, &node); // invalidates `frame`
-    binder.bindPlaceholders(*callee->graph, inner.env);
+    m_binder.bindPlaceholders(*callee->graph, inner.env);
   }
 
   void finishFrame(const fx::Node& outputNode) {
@@ -444,6 +470,7 @@ private:
   /// The walk's stack: frames [0, m_depth) are active; those above keep their storage for reuse.
   std::vector<Frame> m_frames;
   std::size_t m_depth = 0;
+  ArgumentBinder m_binder;
 };
 
 } // namespace
