@@ -3,7 +3,8 @@
 ///
 /// A traced graph has one node per operation of the model (tens of thousands for a long chain)
 /// and is built and dropped on every open and lowering, so its bookkeeping is allocation-light:
-/// nodes come from a per-graph pool, and the name index is a StringMap (one arena for the keys).
+/// nodes come from a per-graph block pool, and the name index is a StringMap (one arena for the
+/// keys).
 
 #include "fx/Node.h"
 #include "fx/Namespace.h"
@@ -11,9 +12,12 @@
 
 #include "support/StringMap.h"
 
+#include <cstddef>
+#include <memory>
 #include <memory_resource>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace lattice::fx {
 
@@ -77,12 +81,40 @@ public:
 
 private:
   friend class Node;
+
+  /// Memory for the node list's elements, which all have one size: blocks carved from chunks
+  /// of growing size, recycled through a free list when nodes are erased, and returned chunk by
+  /// chunk when the graph is destroyed. Allocating or freeing a node is a few
+  /// instructions, where the general pool resources search their pools and chunks each time.
+  class NodeMemory final : public std::pmr::memory_resource {
+  public:
+    NodeMemory() = default;
+    NodeMemory(const NodeMemory&) = delete;
+    NodeMemory& operator=(const NodeMemory&) = delete;
+
+  private:
+    void* do_allocate(std::size_t bytes, std::size_t alignment) override;
+    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
+    bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+    /// True when a request is served by the blocks (the first request fixes their size; any
+    /// other size or an over-alignment goes to the default resource).
+    bool fitsBlock(std::size_t bytes, std::size_t alignment);
+
+    struct FreeBlock {
+      FreeBlock* next;
+    };
+    std::size_t m_blockSize = 0;
+    std::vector<std::unique_ptr<std::byte[]>> m_chunks;
+    std::size_t m_chunkBlocks = 0; ///< blocks in the newest chunk
+    std::byte* m_unused = nullptr; ///< start of the newest chunk's never-used blocks
+    std::size_t m_unusedBlocks = 0;
+    FreeBlock* m_free = nullptr;
+  };
+
   void renumber() const;
   Node* insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs);
 
-  /// Memory of the list's elements: erased nodes' blocks are reused, and the whole pool goes back
-  /// in a few chunk frees when the graph is destroyed. Declared before m_nodes, which uses it.
-  std::pmr::unsynchronized_pool_resource m_nodeMemory;
+  NodeMemory m_nodeMemory; ///< declared before m_nodes, which uses it
   NodeList m_nodes{&m_nodeMemory};
   /// Name → node. An erased node's entry stays, as nullptr: its name stays reserved in
   /// m_namespace (as in torch.fx), so it is never handed out, nor inserted, again.

@@ -161,8 +161,7 @@ std::string Namespace::createName(std::string name) {
       for (std::size_t i = first; i < name.size(); ++i)
         num = num * 10 + (name[i] - '0');
       baseLength = digitsBegin - 1;
-      name.resize(baseLength);
-      appendSuffix(name, num);
+      name.erase(digitsBegin, first - digitsBegin); // now "<base>_<num>", e.g. "x_007" -> "x_7"
     }
   }
 

@@ -38,9 +38,9 @@ bool startsWith(std::string_view s, std::string_view prefix) {
 std::string joinPath(const std::string& base, const std::string& relative) {
   if (base.empty()) return relative;
   if (relative.empty()) return base;
-  std::string path;
-  path.reserve(base.size() + 1 + relative.size());
-  path.append(base).append(1, '.').append(relative);
+  std::string path(base.size() + 1 + relative.size(), '.');
+  base.copy(path.data(), base.size());
+  relative.copy(path.data() + base.size() + 1, relative.size());
   return path;
 }
 
