@@ -10,6 +10,7 @@
 
 #include "fx/Namespace.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace lattice::fx {
@@ -115,7 +116,9 @@ std::string candidateName(Op op, std::string_view target) {
     break;
   }
   // torch `_snake_case`: "_" before an upper-case letter preceded by a lower-case one, then lower.
-  // Sized exactly first, then written in one pass.
+  // Most targets (module paths, function names) have no upper case: then it is a plain copy.
+  // Otherwise sized exactly first, then written in one pass.
+  if (std::none_of(base.begin(), base.end(), isUpper)) return std::string(base);
   std::size_t breaks = 0;
   for (std::size_t i = 1; i < base.size(); ++i)
     breaks += isUpper(base[i]) && isLower(base[i - 1]);
