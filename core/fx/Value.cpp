@@ -73,14 +73,6 @@ void Value::moveFrom(Value&& other) noexcept {
   m_kind = other.m_kind;
 }
 
-Value::Value(const Value& other) {
-  copyFrom(other);
-}
-
-Value::Value(Value&& other) noexcept {
-  moveFrom(std::move(other));
-}
-
 Value& Value::operator=(const Value& other) {
   if (this != &other) {
     Value copy(other); // may throw; this value is untouched then
@@ -92,7 +84,7 @@ Value& Value::operator=(const Value& other) {
 Value& Value::operator=(Value&& other) noexcept {
   if (this != &other) {
     Value taken(std::move(other)); // `other` may live inside this value's payload
-    destroyPayload();
+    if (holdsPayload(m_kind)) destroyPayload();
     m_kind = Kind::None;
     moveFrom(std::move(taken));
   }

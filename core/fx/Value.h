@@ -39,11 +39,24 @@ public:
   };
 
   Value() noexcept {} ///< None
-  Value(const Value& other);
-  Value(Value&& other) noexcept;
+  // Inline for the common payload-free kinds (a node reference, a number): a few moves, no call.
+  Value(const Value& other) {
+    if (holdsPayload(other.m_kind))
+      copyFrom(other);
+    else
+      copyScalars(other);
+  }
+  Value(Value&& other) noexcept {
+    if (holdsPayload(other.m_kind))
+      moveFrom(std::move(other));
+    else
+      copyScalars(other);
+  }
   Value& operator=(const Value& other);
   Value& operator=(Value&& other) noexcept;
-  ~Value() { destroyPayload(); }
+  ~Value() {
+    if (holdsPayload(m_kind)) destroyPayload();
+  }
 
   static Value none() { return Value(); }
   static Value boolean(bool v);
@@ -95,6 +108,13 @@ private:
     return k == Kind::String || k == Kind::DType || k == Kind::Device || k == Kind::Repr;
   }
   static bool holdsItems(Kind k) { return k == Kind::List || k == Kind::Tuple || k == Kind::Slice; }
+  /// Kinds with a member of the union alive: all but None, Bool, Int, Float and NodeRef.
+  static bool holdsPayload(Kind k) {
+    constexpr unsigned scalars = 1u << unsigned(Kind::None) | 1u << unsigned(Kind::Bool) |
+                                 1u << unsigned(Kind::Int) | 1u << unsigned(Kind::Float) |
+                                 1u << unsigned(Kind::NodeRef);
+    return ((1u << unsigned(k)) & scalars) == 0;
+  }
   static const std::string& emptyString();
   static const ValueList& emptyItems();
   static const Kwargs& emptyDict();
@@ -109,6 +129,13 @@ private:
   /// With no payload alive here: takes other's kind, scalars and a copy / the contents of its payload.
   void copyFrom(const Value& other);
   void moveFrom(Value&& other) noexcept;
+  /// With no payload alive here: takes the kind and scalars of `other`, which has no payload.
+  void copyScalars(const Value& other) noexcept {
+    m_int = other.m_int;
+    m_float = other.m_float;
+    m_node = other.m_node;
+    m_kind = other.m_kind;
+  }
 
   Kind m_kind = Kind::None;
   // Scalars stay separate fields (not in the union): asInt() of a Float is 0, as it always was.
