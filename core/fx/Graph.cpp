@@ -1,7 +1,7 @@
-// Implements fx::Graph construction and mutation: node creation at the insertion point with
-// torch.fx naming, erasure, O(1) lookup by name, lazy position numbering and lint(). Text
-// output (print, printTabular) is in Printer.cpp. Unlike torch.fx, lint() cannot check
-// call_module/get_attr targets: a Graph has no owning module.
+// Implements fx::Graph construction and mutation: the node block pool, node creation at the
+// insertion point with torch.fx naming, erasure, O(1) lookup by name, lazy position numbering
+// and lint(). Text output (print, printTabular) is in Printer.cpp. Unlike torch.fx, lint()
+// cannot check call_module/get_attr targets: a Graph has no owning module.
 
 #include "fx/Graph.h"
 
@@ -10,6 +10,41 @@
 
 namespace lattice::fx {
 
+bool Graph::NodeMemory::fitsBlock(std::size_t bytes, std::size_t alignment) {
+  if (alignment > alignof(std::max_align_t)) return false;
+  if (m_blockSize == 0) {
+    // Rounded up so every block of a chunk (new[] storage) stays aligned for any type.
+    constexpr std::size_t align = alignof(std::max_align_t);
+    m_blockSize = (std::max(bytes, sizeof(FreeBlock)) + align - 1) / align * align;
+  }
+  return bytes <= m_blockSize;
+}
+
+void* Graph::NodeMemory::do_allocate(std::size_t bytes, std::size_t alignment) {
+  if (!fitsBlock(bytes, alignment)) return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  if (m_free) {
+    FreeBlock* block = m_free;
+    m_free = block->next;
+    return block;
+  }
+  if (m_unusedBlocks == 0) {
+    // Doubling up to 256 blocks (about 60 KB: below malloc's mmap threshold); not zeroed.
+    m_chunkBlocks = std::min<std::size_t>(m_chunkBlocks == 0 ? 16 : m_chunkBlocks * 2, 256);
+    m_chunks.emplace_back(new std::byte[m_chunkBlocks * m_blockSize]);
+    m_unused = m_chunks.back().get();
+    m_unusedBlocks = m_chunkBlocks;
+  }
+  void* block = m_unused;
+  m_unused += m_blockSize;
+  --m_unusedBlocks;
+  return block;
+}
+
+void Graph::NodeMemory::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
+  if (!fitsBlock(bytes, alignment)) return std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  m_free = new (p) FreeBlock{m_free};
+}
+
 Node* Graph::insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs) {
   const bool atEnd = m_insertBefore == nullptr;
   const auto pos = atEnd ? m_nodes.end() : m_insertBefore->m_self;
@@ -17,7 +52,7 @@ Node* Graph::insert(std::string name, Op op, std::string target, ValueList args,
                             std::move(kwargs));
   Node* node = &*it;
   node->m_self = it;
-  m_byName.emplace(node->m_name, node);
+  m_byName.insert(node->m_name, node);
   if (atEnd && !m_indexDirty)
     node->m_index = m_nodes.size() - 1;
   else
@@ -27,13 +62,13 @@ Node* Graph::insert(std::string name, Op op, std::string target, ValueList args,
 }
 
 Node* Graph::createNode(Op op, std::string target, ValueList args, Kwargs kwargs, std::string name) {
-  std::string unique = m_namespace.createName(name.empty() ? candidateName(op, target) : name);
+  std::string unique = m_namespace.createName(name.empty() ? candidateName(op, target) : std::move(name));
   return insert(std::move(unique), op, std::move(target), std::move(args), std::move(kwargs));
 }
 
 Node* Graph::createNodeNamed(Op op, std::string target, ValueList args, Kwargs kwargs,
                              const std::string& name) {
-  if (name.empty() || m_namespace.isUsed(name) || m_byName.count(name) != 0) return nullptr;
+  if (name.empty() || m_namespace.isUsed(name) || m_byName.contains(name)) return nullptr;
   m_namespace.reserve(name);
   return insert(name, op, std::move(target), std::move(args), std::move(kwargs));
 }
@@ -71,15 +106,15 @@ bool Graph::eraseNode(Node* node) {
   node->unlinkInputs();
   if (m_insertBefore == node) m_insertBefore = node->next();
   const bool wasLast = std::next(node->m_self) == m_nodes.end();
-  m_byName.erase(node->m_name); // torch.fx keeps the name reserved in the namespace too
+  *m_byName.find(node->m_name) = nullptr; // torch.fx keeps the name reserved in the namespace too
   m_nodes.erase(node->m_self);
   if (!wasLast) m_indexDirty = true;
   return true;
 }
 
 Node* Graph::findNode(const std::string& name) const {
-  auto it = m_byName.find(name);
-  return it == m_byName.end() ? nullptr : it->second;
+  Node* const* node = m_byName.find(name);
+  return node ? *node : nullptr;
 }
 
 Node* Graph::outputNode() const {
@@ -98,9 +133,11 @@ void Graph::renumber() const {
 Status Graph::lint() const {
   renumber();
   auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  if (m_byName.size() != m_nodes.size())
-    return makeError("graph lint: " + std::to_string(m_nodes.size()) + " nodes but " +
-                     std::to_string(m_byName.size()) + " distinct names");
+  std::size_t named = 0;
+  m_byName.forEach([&named](std::string_view, const Node* node) { named += node != nullptr; });
+  if (named != m_nodes.size())
+    return makeError("graph lint: " + std::to_string(m_nodes.size()) + " nodes but " + std::to_string(named) +
+                     " distinct names");
 
   std::size_t inputEdges = 0;
   std::size_t userEntries = 0;

@@ -1,14 +1,23 @@
 #pragma once
 /// \file fx::Graph: an ordered list of nodes with unique names (torch.fx.Graph).
+///
+/// A traced graph has one node per operation of the model (tens of thousands for a long chain)
+/// and is built and dropped on every open and lowering, so its bookkeeping is allocation-light:
+/// nodes come from a per-graph block pool, and the name index is a StringMap (one arena for the
+/// keys).
 
 #include "fx/Node.h"
 #include "fx/Namespace.h"
 #include "support/Expected.h"
 
-#include <list>
+#include "support/StringMap.h"
+
+#include <cstddef>
+#include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 namespace lattice::fx {
 
@@ -52,8 +61,8 @@ public:
     Node* m_saved;
   };
 
-  std::list<Node>& nodes() { return m_nodes; }
-  const std::list<Node>& nodes() const { return m_nodes; }
+  NodeList& nodes() { return m_nodes; }
+  const NodeList& nodes() const { return m_nodes; }
   std::size_t size() const { return m_nodes.size(); }
   /// nullptr when absent.
   Node* findNode(const std::string& name) const;
@@ -72,11 +81,44 @@ public:
 
 private:
   friend class Node;
+
+  /// Memory for the node list's elements, which all have one size: blocks carved from chunks
+  /// of growing size, recycled through a free list when nodes are erased, and returned chunk by
+  /// chunk when the graph is destroyed. Allocating or freeing a node is a few
+  /// instructions, where the general pool resources search their pools and chunks each time.
+  class NodeMemory final : public std::pmr::memory_resource {
+  public:
+    NodeMemory() = default;
+    NodeMemory(const NodeMemory&) = delete;
+    NodeMemory& operator=(const NodeMemory&) = delete;
+
+  private:
+    void* do_allocate(std::size_t bytes, std::size_t alignment) override;
+    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
+    bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+    /// True when a request is served by the blocks (the first request fixes their size; any
+    /// other size or an over-alignment goes to the default resource).
+    bool fitsBlock(std::size_t bytes, std::size_t alignment);
+
+    struct FreeBlock {
+      FreeBlock* next;
+    };
+    std::size_t m_blockSize = 0;
+    std::vector<std::unique_ptr<std::byte[]>> m_chunks;
+    std::size_t m_chunkBlocks = 0; ///< blocks in the newest chunk
+    std::byte* m_unused = nullptr; ///< start of the newest chunk's never-used blocks
+    std::size_t m_unusedBlocks = 0;
+    FreeBlock* m_free = nullptr;
+  };
+
   void renumber() const;
   Node* insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs);
 
-  std::list<Node> m_nodes;
-  std::unordered_map<std::string, Node*> m_byName;
+  NodeMemory m_nodeMemory; ///< declared before m_nodes, which uses it
+  NodeList m_nodes{&m_nodeMemory};
+  /// Name → node. An erased node's entry stays, as nullptr: its name stays reserved in
+  /// m_namespace (as in torch.fx), so it is never handed out, nor inserted, again.
+  StringMap<Node*> m_byName;
   Namespace m_namespace;
   Node* m_insertBefore = nullptr;
   mutable bool m_indexDirty = false;

@@ -2,11 +2,16 @@
 // `_Namespace.create_name` with its per-base counter. It does not track objects (torch's `obj`
 // argument is always None for node names), and a numeric suffix too long for 64 bits is kept as
 // part of the base instead of being parsed.
+//
+// Naming runs once per traced node, so it is written to stay cheap: the candidate's buffer is
+// sanitised in place and becomes the name, the suffix is rewritten in place, the reserved
+// Python names are one hash lookup, and each of the base counter and the used set is hashed
+// once per name handed out (not once per probe and again per update).
 
 #include "fx/Namespace.h"
 
 #include <algorithm>
-#include <cstring>
+#include <charconv>
 
 namespace lattice::fx {
 namespace {
@@ -52,14 +57,19 @@ const char* const kBuiltins[] = {
 const char* const kCustomBuiltins[] = {"NoneType", "device", "fx_pytree", "inf", "nan", "pytree", "torch"};
 // clang-format on
 
-template <std::size_t N> bool inSortedTable(const char* const (&table)[N], const std::string& name) {
-  return std::binary_search(std::begin(table), std::end(table), name.c_str(),
-                            [](const char* a, const char* b) { return std::strcmp(a, b) < 0; });
-}
-
-bool isIllegalName(const std::string& name) {
-  return inSortedTable(kKeywords, name) || inSortedTable(kBuiltins, name) ||
-         inSortedTable(kCustomBuiltins, name);
+/// Python keywords, builtins and torch.fx's custom builtins: names createName never hands out.
+const StringMap<bool>& illegalNames() {
+  static const StringMap<bool> names = [] {
+    StringMap<bool> m;
+    for (const char* name : kKeywords)
+      m.insert(name, true);
+    for (const char* name : kBuiltins)
+      m.insert(name, true);
+    for (const char* name : kCustomBuiltins)
+      m.insert(name, true);
+    return m;
+  }();
+  return names;
 }
 
 bool isIdentChar(char c) {
@@ -74,6 +84,14 @@ bool isLower(char c) {
 }
 bool isUpper(char c) {
   return c >= 'A' && c <= 'Z';
+}
+
+/// Appends "_<n>" (decimal) to `name`.
+void appendSuffix(std::string& name, long long n) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  name += '_';
+  name.append(digits, end);
 }
 
 } // namespace
@@ -98,63 +116,69 @@ std::string candidateName(Op op, std::string_view target) {
     break;
   }
   // torch `_snake_case`: "_" before an upper-case letter preceded by a lower-case one, then lower.
-  std::string out;
-  out.reserve(base.size() + 4);
+  // Most targets (module paths, function names) have no upper case: then it is a plain copy.
+  // Otherwise sized exactly first, then written in one pass.
+  if (std::none_of(base.begin(), base.end(), isUpper)) return std::string(base);
+  std::size_t breaks = 0;
+  for (std::size_t i = 1; i < base.size(); ++i)
+    breaks += isUpper(base[i]) && isLower(base[i - 1]);
+  std::string out(base.size() + breaks, '_');
+  std::size_t o = 0;
   for (std::size_t i = 0; i < base.size(); ++i) {
     const char c = base[i];
-    if (i > 0 && isUpper(c) && isLower(base[i - 1])) out += '_';
-    out += isUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;
+    if (i > 0 && isUpper(c) && isLower(base[i - 1])) ++o; // the '_' already there
+    out[o++] = isUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;
   }
   return out;
 }
 
-std::string Namespace::createName(std::string_view rawCandidate) {
-  // Runs of characters outside [0-9A-Za-z_] become one "_".
-  std::string candidate;
-  candidate.reserve(rawCandidate.size() + 1);
+std::string Namespace::createName(std::string name) {
+  // Runs of characters outside [0-9A-Za-z_] become one "_" (in place: never longer).
+  std::size_t kept = 0;
   bool inBadRun = false;
-  for (const char c : rawCandidate) {
+  for (const char c : name) {
     if (isIdentChar(c)) {
-      candidate += c;
+      name[kept++] = c;
       inBadRun = false;
     } else if (!inBadRun) {
-      candidate += '_';
+      name[kept++] = '_';
       inBadRun = true;
     }
   }
-  if (candidate.empty()) candidate = "_unnamed";
-  if (isDigit(candidate[0])) candidate.insert(candidate.begin(), '_');
+  name.resize(kept);
+  if (name.empty()) name = "_unnamed";
+  if (isDigit(name[0])) name.insert(name.begin(), '_');
 
-  // `(.*)_(\d+)$`: a trailing digit run directly after an underscore.
-  std::string base = candidate;
-  bool hasNum = false;
+  // `(.*)_(\d+)$`: a trailing digit run directly after an underscore. The base is the prefix
+  // name[0, baseLength); the suffix is rewritten without leading zeros ("x_007" -> "x_7").
+  std::size_t baseLength = name.size();
   long long num = 0;
-  std::size_t digitsBegin = candidate.size();
-  while (digitsBegin > 0 && isDigit(candidate[digitsBegin - 1]))
+  std::size_t digitsBegin = name.size();
+  while (digitsBegin > 0 && isDigit(name[digitsBegin - 1]))
     --digitsBegin;
-  if (digitsBegin < candidate.size() && digitsBegin > 0 && candidate[digitsBegin - 1] == '_') {
+  if (digitsBegin < name.size() && digitsBegin > 0 && name[digitsBegin - 1] == '_') {
     std::size_t first = digitsBegin;
-    while (first + 1 < candidate.size() && candidate[first] == '0')
+    while (first + 1 < name.size() && name[first] == '0')
       ++first;
-    if (candidate.size() - first <= 18) {
-      hasNum = true;
-      for (std::size_t i = first; i < candidate.size(); ++i)
-        num = num * 10 + (candidate[i] - '0');
-      base = candidate.substr(0, digitsBegin - 1);
+    if (name.size() - first <= 18) {
+      for (std::size_t i = first; i < name.size(); ++i)
+        num = num * 10 + (name[i] - '0');
+      baseLength = digitsBegin - 1;
+      name.erase(digitsBegin, first - digitsBegin); // now "<base>_<num>", e.g. "x_007" -> "x_7"
     }
   }
 
-  std::string name = hasNum ? base + "_" + std::to_string(num) : base;
-  if (num == 0) {
-    const long long* count = m_baseCount.find(base);
-    num = count ? *count : 0;
-  }
-  while (m_used.contains(name) || isIllegalName(name)) {
+  // The counter is looked up once and updated through the same slot (nothing else is inserted
+  // into m_baseCount meanwhile, so the reference stays valid).
+  long long& count = m_baseCount[std::string_view(name).substr(0, baseLength)];
+  if (num == 0) num = count;
+  // Inserting is the "is it taken" test: it succeeds exactly for the name handed out.
+  while (illegalNames().contains(name) || !m_used.insert(name, true).second) {
     ++num;
-    name = base + "_" + std::to_string(num);
+    name.resize(baseLength);
+    appendSuffix(name, num);
   }
-  m_used.insert(name, true);
-  m_baseCount[base] = num;
+  count = num;
   return name;
 }
 

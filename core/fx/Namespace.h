@@ -22,8 +22,9 @@ class Namespace {
 public:
   /// Sanitises `candidate` (runs of illegal characters → `_`, leading digit → `_` prefix),
   /// splits a `_<digits>` suffix, and counts up while the name is taken, a Python keyword, a
-  /// Python builtin or one of torch.fx's reserved names.
-  std::string createName(std::string_view candidate);
+  /// Python builtin or one of torch.fx's reserved names. Takes the candidate by value: its
+  /// buffer becomes the returned name.
+  std::string createName(std::string candidate);
   /// Marks `name` as used (e.g. when copying a graph verbatim).
   void reserve(const std::string& name);
   bool isUsed(std::string_view name) const { return m_used.contains(name); }

@@ -47,8 +47,17 @@ std::vector<Node*> Node::inputNodes() const {
 }
 
 void Node::linkInputs() {
-  for (Node* producer : inputNodes())
-    producer->m_users.push_back(this);
+  // Each distinct producer lists this node once. This node is in no users list yet, and the
+  // producers are linked in one pass, so one already linked has this node last: no scratch list
+  // of distinct inputs is needed (this runs for every node a trace creates).
+  auto link = [this](Node* producer) {
+    if (producer && (producer->m_users.empty() || producer->m_users.back() != this))
+      producer->m_users.push_back(this);
+  };
+  for (const Value& v : m_args)
+    forEachNode(v, link);
+  for (const auto& kv : m_kwargs)
+    forEachNode(kv.second, link);
 }
 
 void Node::unlinkInputs(const Node* skip) {

@@ -5,6 +5,7 @@
 
 #include <list>
 #include <map>
+#include <memory_resource>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,11 @@ inline constexpr const char* kModulePathMeta = "module_path";
 class Graph;
 
 enum class Op : unsigned char { Placeholder, GetAttr, CallFunction, CallModule, CallMethod, Output };
+
+class Node;
+/// A graph's nodes in order: a list (node addresses and iterators stay valid while other nodes
+/// come and go) whose elements are allocated from the graph's own pool.
+using NodeList = std::pmr::list<Node>;
 
 /// "placeholder", "get_attr", "call_function", "call_module", "call_method", "output".
 std::string_view opName(Op op);
@@ -75,6 +81,7 @@ public:
 private:
   friend class Graph;
   Node(Graph* graph, std::string name, Op op, std::string target, ValueList args, Kwargs kwargs);
+  /// Adds this node once to the users list of each distinct producer; it must be in none yet.
   void linkInputs();
   void unlinkInputs() { unlinkInputs(nullptr); }
   /// Removes this node from its producers' users lists, skipping `skip` (already detached).
@@ -89,7 +96,7 @@ private:
   ValueList m_args;
   Kwargs m_kwargs;
   std::vector<Node*> m_users;
-  std::list<Node>::iterator m_self;
+  NodeList::iterator m_self;
   mutable std::size_t m_index = 0;
 };
 

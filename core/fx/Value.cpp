@@ -1,6 +1,6 @@
-// Implements fx::Value (construction, equality, type names) and the Python text forms used by
-// every printer: repr(float) and repr() of argument values. The torch.fx `str()`-based argument
-// formatting of Node::format lives in Printer.cpp.
+// Implements fx::Value (construction, the lifetime of the kind's payload in its union, equality,
+// type names) and the Python text forms used by every printer: repr(float) and repr() of argument
+// values. The torch.fx `str()`-based argument formatting of Node::format lives in Printer.cpp.
 
 #include "fx/Value.h"
 
@@ -19,65 +19,160 @@ std::string Object::repr() const {
   return "<" + typeName() + " object>";
 }
 
+Value::Value(Kind kind) : m_kind(kind) {
+  if (holdsString(kind))
+    new (&m_string) std::string();
+  else if (holdsItems(kind))
+    new (&m_items) ValueList();
+  else if (kind == Kind::Dict)
+    new (&m_dict) Kwargs();
+  else if (kind == Kind::Object)
+    new (&m_object) std::shared_ptr<const Object>();
+}
+
+void Value::destroyPayload() noexcept {
+  using std::string;
+  using ObjectPtr = std::shared_ptr<const Object>;
+  if (holdsString(m_kind))
+    m_string.~string();
+  else if (holdsItems(m_kind))
+    m_items.~ValueList();
+  else if (m_kind == Kind::Dict)
+    m_dict.~Kwargs();
+  else if (m_kind == Kind::Object)
+    m_object.~ObjectPtr();
+}
+
+void Value::copyFrom(const Value& other) {
+  m_int = other.m_int;
+  m_float = other.m_float;
+  m_node = other.m_node;
+  if (holdsString(other.m_kind))
+    new (&m_string) std::string(other.m_string);
+  else if (holdsItems(other.m_kind))
+    new (&m_items) ValueList(other.m_items);
+  else if (other.m_kind == Kind::Dict)
+    new (&m_dict) Kwargs(other.m_dict);
+  else if (other.m_kind == Kind::Object)
+    new (&m_object) std::shared_ptr<const Object>(other.m_object);
+  m_kind = other.m_kind; // last: if a copy above throws, this value stays a payload-free None
+}
+
+void Value::moveFrom(Value&& other) noexcept {
+  m_int = other.m_int;
+  m_float = other.m_float;
+  m_node = other.m_node;
+  if (holdsString(other.m_kind))
+    new (&m_string) std::string(std::move(other.m_string));
+  else if (holdsItems(other.m_kind))
+    new (&m_items) ValueList(std::move(other.m_items));
+  else if (other.m_kind == Kind::Dict)
+    new (&m_dict) Kwargs(std::move(other.m_dict));
+  else if (other.m_kind == Kind::Object)
+    new (&m_object) std::shared_ptr<const Object>(std::move(other.m_object));
+  m_kind = other.m_kind;
+}
+
+Value& Value::operator=(const Value& other) {
+  if (this != &other) {
+    Value copy(other); // may throw; this value is untouched then
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Value& Value::operator=(Value&& other) noexcept {
+  if (this != &other) {
+    Value taken(std::move(other)); // `other` may live inside this value's payload
+    if (holdsPayload(m_kind)) destroyPayload();
+    m_kind = Kind::None;
+    moveFrom(std::move(taken));
+  }
+  return *this;
+}
+
+const std::string& Value::emptyString() {
+  static const std::string empty;
+  return empty;
+}
+
+const ValueList& Value::emptyItems() {
+  static const ValueList empty;
+  return empty;
+}
+
+const Kwargs& Value::emptyDict() {
+  static const Kwargs empty;
+  return empty;
+}
+
+const std::shared_ptr<const Object>& Value::emptyObject() {
+  static const std::shared_ptr<const Object> empty;
+  return empty;
+}
+
+ValueList& Value::scratchItems() {
+  thread_local ValueList scratch;
+  scratch.clear();
+  return scratch;
+}
+
+Kwargs& Value::scratchDict() {
+  thread_local Kwargs scratch;
+  scratch.clear();
+  return scratch;
+}
+
 Value Value::boolean(bool v) {
-  Value r;
-  r.m_kind = Kind::Bool;
+  Value r(Kind::Bool);
   r.m_int = v ? 1 : 0;
   return r;
 }
 
 Value Value::integer(int64_t v) {
-  Value r;
-  r.m_kind = Kind::Int;
+  Value r(Kind::Int);
   r.m_int = v;
   return r;
 }
 
 Value Value::floating(double v) {
-  Value r;
-  r.m_kind = Kind::Float;
+  Value r(Kind::Float);
   r.m_float = v;
   return r;
 }
 
 Value Value::string(std::string v) {
-  Value r;
-  r.m_kind = Kind::String;
+  Value r(Kind::String);
   r.m_string = std::move(v);
   return r;
 }
 
 Value Value::node(Node* n) {
-  Value r;
-  r.m_kind = Kind::NodeRef;
+  Value r(Kind::NodeRef);
   r.m_node = n;
   return r;
 }
 
 Value Value::list(ValueList items) {
-  Value r;
-  r.m_kind = Kind::List;
+  Value r(Kind::List);
   r.m_items = std::move(items);
   return r;
 }
 
 Value Value::tuple(ValueList items) {
-  Value r;
-  r.m_kind = Kind::Tuple;
+  Value r(Kind::Tuple);
   r.m_items = std::move(items);
   return r;
 }
 
 Value Value::dict(Kwargs items) {
-  Value r;
-  r.m_kind = Kind::Dict;
+  Value r(Kind::Dict);
   r.m_dict = std::move(items);
   return r;
 }
 
 Value Value::slice(Value start, Value stop, Value step) {
-  Value r;
-  r.m_kind = Kind::Slice;
+  Value r(Kind::Slice);
   r.m_items.reserve(3);
   r.m_items.push_back(std::move(start));
   r.m_items.push_back(std::move(stop));
@@ -86,29 +181,25 @@ Value Value::slice(Value start, Value stop, Value step) {
 }
 
 Value Value::dtype(std::string name) {
-  Value r;
-  r.m_kind = Kind::DType;
+  Value r(Kind::DType);
   r.m_string = std::move(name);
   return r;
 }
 
 Value Value::device(std::string name) {
-  Value r;
-  r.m_kind = Kind::Device;
+  Value r(Kind::Device);
   r.m_string = std::move(name);
   return r;
 }
 
 Value Value::repr(std::string text) {
-  Value r;
-  r.m_kind = Kind::Repr;
+  Value r(Kind::Repr);
   r.m_string = std::move(text);
   return r;
 }
 
 Value Value::object(std::shared_ptr<const Object> object) {
-  Value r;
-  r.m_kind = Kind::Object;
+  Value r(Kind::Object);
   r.m_object = std::move(object);
   return r;
 }

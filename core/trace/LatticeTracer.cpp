@@ -5,7 +5,7 @@
 
 #include "trace/Tracer.h"
 
-#include <unordered_set>
+#include "support/StringMap.h"
 
 namespace lattice {
 
@@ -51,11 +51,16 @@ const std::vector<std::string>& latticeSupportedModuleTypes() {
 }
 
 bool hasLatticeLowering(const ModuleInfo& module) {
-  static const std::unordered_set<std::string> supported(latticeSupportedModuleTypes().begin(),
-                                                         latticeSupportedModuleTypes().end());
-  if (supported.count(module.type)) return true;
+  // Asked for every module the tracer reaches: string_view lookups, no std::string built.
+  static const StringMap<bool> supported = [] {
+    StringMap<bool> types;
+    for (const std::string& type : latticeSupportedModuleTypes())
+      types.insert(type, true);
+    return types;
+  }();
+  if (supported.contains(module.type)) return true;
   for (const std::string& base : module.bases)
-    if (supported.count(base)) return true;
+    if (supported.contains(base)) return true;
   return false;
 }
 

@@ -7,6 +7,11 @@
 // by the traced graph's Namespace in emission order. The walk uses an explicit frame stack, so
 // deep module nesting cannot overflow the C++ stack, and each node is visited once.
 //
+// Tracing runs on every open and every lowering, so the walk avoids per-node heap traffic that
+// does not end up in the traced graph: each frame's inner-node → value map is a small
+// open-addressing table whose storage is kept for the next frame at the same depth, leaf paths
+// are moved into their nodes, and the recursion check compares module pointers.
+//
 // Deliberately not here: the lattice leaf policy (LatticeTracer.cpp) and any validation of the
 // one-level graphs beyond what the walk needs (the archive reader and Graph::lint do that). The
 // only function evaluated at trace time is `operator.getitem` on a literal container, which a
@@ -14,19 +19,18 @@
 
 #include "trace/Tracer.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace lattice {
 
 namespace {
 
-constexpr const char* kSequential = "torch.nn.modules.container.Sequential";
-constexpr const char* kGetItem = "operator.getitem";
+constexpr std::string_view kGetItem = "operator.getitem";
 
-bool startsWith(const std::string& s, std::string_view prefix) {
+bool startsWith(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
 
@@ -34,7 +38,10 @@ bool startsWith(const std::string& s, std::string_view prefix) {
 std::string joinPath(const std::string& base, const std::string& relative) {
   if (base.empty()) return relative;
   if (relative.empty()) return base;
-  return base + "." + relative;
+  std::string path(base.size() + 1 + relative.size(), '.');
+  base.copy(path.data(), base.size());
+  relative.copy(path.data() + base.size() + 1, relative.size());
+  return path;
 }
 
 /// "root module" or "module 'a.b'", for messages.
@@ -47,7 +54,7 @@ std::string quotedPath(const std::string& path) {
 }
 
 /// A forward parameter's name from a placeholder target ("*args" → "args").
-std::string parameterName(const std::string& target) {
+std::string_view parameterName(std::string_view target) {
   std::size_t i = 0;
   while (i < target.size() && target[i] == '*')
     ++i;
@@ -58,29 +65,114 @@ std::string parameterName(const std::string& target) {
   throw Exception{std::move(message)};
 }
 
+/// Inner node → its value in the traced graph, for one frame. The values are kept densely in the
+/// order they were set, and an open-addressing table over the node pointers indexes them. clear()
+/// forgets the values but keeps both allocations, so the frames at one depth of the walk (every
+/// block of a long chain) share their storage instead of allocating a hash node per value.
+class NodeValues {
+public:
+  /// Room for `count` values without growing.
+  void reserve(std::size_t count) {
+    m_entries.reserve(count);
+    if (count * 2 > m_slots.size()) rehash(count * 2);
+  }
+
+  /// The value of `node`, or nullptr when it has none yet.
+  const fx::Value* find(const fx::Node* node) const {
+    if (m_slots.empty()) return nullptr;
+    for (std::size_t i = slotOf(node);; i = (i + 1) & m_mask) {
+      const std::uint32_t s = m_slots[i];
+      if (s == kEmpty) return nullptr;
+      if (m_entries[s].node == node) return &m_entries[s].value;
+    }
+  }
+
+  /// Gives `node` the value `value`, replacing any earlier one.
+  void set(const fx::Node* node, fx::Value value) {
+    if ((m_entries.size() + 1) * 2 > m_slots.size()) rehash(std::max<std::size_t>(16, m_slots.size() * 2));
+    std::size_t i = slotOf(node);
+    for (; m_slots[i] != kEmpty; i = (i + 1) & m_mask) {
+      if (m_entries[m_slots[i]].node == node) {
+        m_entries[m_slots[i]].value = std::move(value);
+        return;
+      }
+    }
+    m_slots[i] = static_cast<std::uint32_t>(m_entries.size());
+    m_entries.push_back({node, i, std::move(value)});
+  }
+
+  /// Forgets every value, in time proportional to their number; keeps the capacity.
+  void clear() {
+    for (const Entry& e : m_entries)
+      m_slots[e.slot] = kEmpty;
+    m_entries.clear();
+  }
+
+private:
+  struct Entry {
+    const fx::Node* node;
+    std::size_t slot; ///< where the table points at this entry, so clear() need not scan it
+    fx::Value value;
+  };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+
+  /// Fibonacci hashing: the high bits of pointer × 2^64/φ, so aligned addresses spread out.
+  std::size_t slotOf(const fx::Node* node) const {
+    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(node) * 0x9E3779B97F4A7C15ull) >>
+                                    m_shift);
+  }
+
+  /// Rebuilds the table with at least `minSlots` slots (a power of two).
+  void rehash(std::size_t minSlots) {
+    std::size_t capacity = 16;
+    m_shift = 60;
+    while (capacity < minSlots) {
+      capacity *= 2;
+      --m_shift;
+    }
+    m_slots.assign(capacity, kEmpty);
+    m_mask = capacity - 1;
+    for (std::size_t e = 0; e < m_entries.size(); ++e) {
+      std::size_t i = slotOf(m_entries[e].node);
+      while (m_slots[i] != kEmpty)
+        i = (i + 1) & m_mask;
+      m_slots[i] = static_cast<std::uint32_t>(e);
+      m_entries[e].slot = i;
+    }
+  }
+
+  std::vector<Entry> m_entries;
+  std::vector<std::uint32_t> m_slots; ///< entry index, or kEmpty
+  std::size_t m_mask = 0;
+  unsigned m_shift = 64;
+};
+
 /// One graph being emitted: the root's or an inlined module's.
 struct Frame {
   const ModuleInfo* module = nullptr;
-  std::list<fx::Node>::const_iterator next;
-  std::list<fx::Node>::const_iterator end;
-  /// Inner node → its value in the traced graph.
-  std::unordered_map<const fx::Node*, fx::Value> env;
+  fx::NodeList::const_iterator next;
+  fx::NodeList::const_iterator end;
+  NodeValues env;
   /// The call_module node of the parent frame this frame replaces (nullptr for the root).
   const fx::Node* call = nullptr;
 };
 
-/// Binds a call's (already remapped) arguments to the forward parameters of `module` the way
-/// Python does, then hands out one value per placeholder of the module's graph.
+/// Binds a call's (already remapped) arguments to the forward parameters of a module the way
+/// Python does, then hands out one value per placeholder of the module's graph. One binder serves
+/// every call of a trace, so its buffers keep their capacity.
 class ArgumentBinder {
 public:
-  ArgumentBinder(const ModuleInfo& module, const fx::Graph& graph)
-      : m_module(module), m_params(&module.signature) {
+  /// Starts binding a call of `module`, whose graph is `graph`.
+  void start(const ModuleInfo& module, const fx::Graph& graph) {
+    m_module = &module;
+    m_params = &module.signature;
     if (module.signature.empty()) {
       // No recorded signature (a hand-built model): the placeholders are the parameters.
+      m_derived.clear();
       for (const fx::Node& node : graph.nodes()) {
         if (node.op() != fx::Op::Placeholder) continue;
         SignatureParam p;
-        p.name = parameterName(node.target());
+        p.name = std::string(parameterName(node.target()));
         if (startsWith(node.target(), "**"))
           p.kind = ParamKind::VarKeyword;
         else if (startsWith(node.target(), "*"))
@@ -89,10 +181,11 @@ public:
       }
       m_params = &m_derived;
     }
-    m_bound.resize(m_params->size());
+    m_bound.assign(m_params->size(), std::nullopt);
   }
 
-  void bind(const fx::ValueList& args, const fx::Kwargs& kwargs) {
+  /// Binds the call's arguments, which it takes over.
+  void bind(fx::ValueList&& args, fx::Kwargs&& kwargs) {
     const std::vector<SignatureParam>& params = *m_params;
     std::size_t positional = 0;
     std::optional<std::size_t> varPositional;
@@ -109,22 +202,22 @@ public:
 
     fx::ValueList extraPositional;
     std::size_t nextParam = 0;
-    for (const fx::Value& arg : args) {
+    for (fx::Value& arg : args) {
       while (nextParam < params.size() && !acceptsPositional(params[nextParam].kind))
         ++nextParam;
       if (nextParam < params.size()) {
-        m_bound[nextParam++] = arg;
+        m_bound[nextParam++] = std::move(arg);
       } else if (varPositional) {
-        extraPositional.push_back(arg);
+        extraPositional.push_back(std::move(arg));
       } else {
-        fail(describe(m_module.path) + " takes " + std::to_string(positional) + " positional argument" +
+        fail(describe(m_module->path) + " takes " + std::to_string(positional) + " positional argument" +
              (positional == 1 ? "" : "s") + " but " + std::to_string(args.size()) + " were given");
       }
     }
     if (varPositional) m_bound[*varPositional] = fx::Value::tuple(std::move(extraPositional));
 
     fx::Kwargs extraKeywords;
-    for (const auto& [key, value] : kwargs) {
+    for (auto& [key, value] : kwargs) {
       std::optional<std::size_t> target;
       for (std::size_t i = 0; i < params.size(); ++i) {
         ParamKind k = params[i].kind;
@@ -135,48 +228,47 @@ public:
       }
       if (target) {
         if (m_bound[*target])
-          fail(describe(m_module.path) + " got multiple values for argument '" + key + "'");
-        m_bound[*target] = value;
+          fail(describe(m_module->path) + " got multiple values for argument '" + key + "'");
+        m_bound[*target] = std::move(value);
       } else if (varKeyword) {
-        extraKeywords.emplace_back(key, value);
+        extraKeywords.emplace_back(key, std::move(value));
       } else {
-        fail(describe(m_module.path) + " got an unexpected keyword argument '" + key + "'");
+        fail(describe(m_module->path) + " got an unexpected keyword argument '" + key + "'");
       }
     }
     if (varKeyword) m_bound[*varKeyword] = fx::Value::dict(std::move(extraKeywords));
   }
 
-  /// Placeholder → value: the bound argument, else the placeholder's own default (args[0]),
-  /// else the signature default. A parameter without placeholder still needs an argument, as
-  /// Python would have raised for it.
-  std::unordered_map<const fx::Node*, fx::Value> placeholderValues(const fx::Graph& graph) const {
+  /// Placeholder → value, into `env`: the bound argument, else the placeholder's own default
+  /// (args[0]), else the signature default. A parameter without placeholder still needs an
+  /// argument, as Python would have raised for it.
+  void bindPlaceholders(const fx::Graph& graph, NodeValues& env) {
     const std::vector<SignatureParam>& params = *m_params;
-    std::vector<bool> consumed(params.size(), false);
-    std::unordered_map<const fx::Node*, fx::Value> values;
+    std::vector<bool>& consumed = m_consumed;
+    consumed.assign(params.size(), false);
     for (const fx::Node& node : graph.nodes()) {
       if (node.op() != fx::Op::Placeholder) continue;
-      const std::string name = parameterName(node.target());
+      const std::string_view name = parameterName(node.target());
       std::size_t i = 0;
       while (i < params.size() && params[i].name != name)
         ++i;
       if (i == params.size())
-        fail(describe(m_module.path) + " graph placeholder '" + node.name() +
+        fail(describe(m_module->path) + " graph placeholder '" + node.name() +
              "' does not match a forward parameter");
       consumed[i] = true;
       if (m_bound[i])
-        values.emplace(&node, *m_bound[i]);
+        env.set(&node, *m_bound[i]);
       else if (!node.args().empty())
-        values.emplace(&node, node.args().front());
+        env.set(&node, node.args().front());
       else if (params[i].defaultValue)
-        values.emplace(&node, *params[i].defaultValue);
+        env.set(&node, *params[i].defaultValue);
       else
-        fail(describe(m_module.path) + " is missing required argument '" + name + "'");
+        fail(describe(m_module->path) + " is missing required argument '" + std::string(name) + "'");
     }
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (consumed[i] || m_bound[i] || params[i].defaultValue) continue;
-      fail(describe(m_module.path) + " is missing required argument '" + params[i].name + "'");
+      fail(describe(m_module->path) + " is missing required argument '" + params[i].name + "'");
     }
-    return values;
   }
 
 private:
@@ -184,10 +276,11 @@ private:
     return k == ParamKind::PositionalOnly || k == ParamKind::PositionalOrKeyword;
   }
 
-  const ModuleInfo& m_module;
-  const std::vector<SignatureParam>* m_params;
+  const ModuleInfo* m_module = nullptr;
+  const std::vector<SignatureParam>* m_params = nullptr;
   std::vector<SignatureParam> m_derived;
   std::vector<std::optional<fx::Value>> m_bound;
+  std::vector<bool> m_consumed;
 };
 
 /// One trace of one model by one tracer.
@@ -201,10 +294,9 @@ public:
     const ModuleInfo& root = m_model.root();
     if (!root.graph) fail("root module (" + root.type + ") has no recorded graph");
     pushFrame(root, nullptr);
-    m_active.insert(root.path);
 
-    while (!m_frames.empty()) {
-      Frame& frame = m_frames.back();
+    while (m_depth > 0) {
+      Frame& frame = top();
       if (frame.next == frame.end) fail(describe(frame.module->path) + " graph has no output node");
       const fx::Node& node = *frame.next++;
       switch (node.op()) {
@@ -212,8 +304,8 @@ public:
         emitPlaceholder(frame, node);
         break;
       case fx::Op::GetAttr:
-        frame.env[&node] =
-            fx::Value::node(m_out->createNode(fx::Op::GetAttr, joinPath(frame.module->path, node.target())));
+        frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::GetAttr,
+                                                               joinPath(frame.module->path, node.target()))));
         break;
       case fx::Op::CallFunction:
         emitCallFunction(frame, node);
@@ -223,7 +315,7 @@ public:
         fx::Node* call = m_out->createNode(fx::Op::CallMethod, node.target(), remapList(frame, node, node.args()),
                                            remapKwargs(frame, node, node.kwargs()));
         call->meta[fx::kModulePathMeta] = frame.module->path;
-        frame.env[&node] = fx::Value::node(call);
+        frame.env.set(&node, fx::Value::node(call));
         break;
       }
       case fx::Op::CallModule:
@@ -238,23 +330,29 @@ public:
   }
 
 private:
-  void pushFrame(const ModuleInfo& module, const fx::Node* call) {
-    Frame frame;
+  Frame& top() { return m_frames[m_depth - 1]; }
+
+  /// Enters `module`'s graph. Frames popped earlier are reused, with their tables; growing the
+  /// stack invalidates references to frames.
+  Frame& pushFrame(const ModuleInfo& module, const fx::Node* call) {
+    if (m_depth == m_frames.size()) m_frames.emplace_back();
+    Frame& frame = m_frames[m_depth++];
     frame.module = &module;
     frame.next = module.graph->nodes().begin();
     frame.end = module.graph->nodes().end();
     frame.call = call;
-    m_frames.push_back(std::move(frame));
+    frame.env.reserve(module.graph->size());
+    return frame;
   }
 
   void emitPlaceholder(Frame& frame, const fx::Node& node) {
     if (frame.call == nullptr) {
       // Root placeholders keep their target and default.
-      frame.env[&node] = fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args()));
+      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args())));
       return;
     }
     // Inlined placeholders were bound before the frame was entered.
-    if (frame.env.find(&node) == frame.env.end())
+    if (frame.env.find(&node) == nullptr)
       fail(describe(frame.module->path) + " graph placeholder '" + node.name() + "' is not bound");
   }
 
@@ -263,13 +361,13 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
     if (node.target() == kGetItem && args.size() == 2 && kwargs.empty()) {
       if (std::optional<fx::Value> folded = foldGetItem(frame, node, args[0], args[1])) {
-        frame.env[&node] = std::move(*folded);
+        frame.env.set(&node, std::move(*folded));
         return;
       }
     }
     fx::Node* call = m_out->createNode(fx::Op::CallFunction, node.target(), std::move(args), std::move(kwargs));
     call->meta[fx::kModulePathMeta] = frame.module->path;
-    frame.env[&node] = fx::Value::node(call);
+    frame.env.set(&node, fx::Value::node(call));
   }
 
   /// Python indexing of a literal container; nullopt when the receiver is not one (a node).
@@ -294,7 +392,7 @@ private:
   }
 
   void callModule(Frame& frame, const fx::Node& node) {
-    const std::string path = joinPath(frame.module->path, node.target());
+    std::string path = joinPath(frame.module->path, node.target());
     const ModuleInfo* callee = m_model.module(path);
     if (callee == nullptr)
       fail(describe(frame.module->path) + " calls missing submodule '" + node.target() + "' (node '" +
@@ -303,50 +401,50 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
 
     if (m_tracer.isLeaf(*callee)) {
-      frame.env[&node] =
-          fx::Value::node(m_out->createNode(fx::Op::CallModule, path, std::move(args), std::move(kwargs)));
+      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::CallModule, std::move(path), std::move(args),
+                                                             std::move(kwargs))));
       return;
     }
     if (!callee->graph)
       fail(describe(path) + " (" + callee->type + ") is traced through but has no recorded graph");
-    if (m_active.count(path)) {
+    // The active modules are the frames' (a module is identified by its path, so by its
+    // ModuleInfo); the stack is shallow, and a scan needs no set kept in step with it.
+    for (std::size_t i = 0; i < m_depth; ++i) {
+      if (m_frames[i].module != callee) continue;
       std::string chain;
-      for (const Frame& f : m_frames)
-        chain += quotedPath(f.module->path) + " -> ";
+      for (std::size_t f = 0; f < m_depth; ++f)
+        chain += quotedPath(m_frames[f].module->path) + " -> ";
       fail("recursive call of " + describe(path) + ": " + chain + quotedPath(path));
     }
 
-    ArgumentBinder binder(*callee, *callee->graph);
-    binder.bind(args, kwargs);
-    std::unordered_map<const fx::Node*, fx::Value> bound = binder.placeholderValues(*callee->graph);
-
-    pushFrame(*callee, &node); // invalidates `frame`
-    m_frames.back().env = std::move(bound);
-    m_active.insert(path);
+    m_binder.start(*callee, *callee->graph);
+    m_binder.bind(std::move(args), std::move(kwargs));
+    Frame& inner = pushFrame(*callee, &node); // invalidates `frame`
+    m_binder.bindPlaceholders(*callee->graph, inner.env);
   }
 
   void finishFrame(const fx::Node& outputNode) {
-    Frame& frame = m_frames.back();
+    Frame& frame = top();
     fx::Value result =
         outputNode.args().empty() ? fx::Value::none() : remap(frame, outputNode, outputNode.args().front());
     if (frame.call == nullptr) {
       m_out->createNode(fx::Op::Output, "output", {std::move(result)});
-      m_frames.clear();
+      m_depth = 0;
       return;
     }
     const fx::Node* call = frame.call;
-    m_active.erase(frame.module->path);
-    m_frames.pop_back();
-    m_frames.back().env[call] = std::move(result);
+    frame.env.clear(); // kept for the next frame at this depth
+    --m_depth;
+    top().env.set(call, std::move(result));
   }
 
   fx::Value remap(const Frame& frame, const fx::Node& user, const fx::Value& value) const {
     return fx::mapNodes(value, [&](fx::Node* inner) -> fx::Value {
-      auto it = frame.env.find(inner);
-      if (it == frame.env.end())
+      const fx::Value* mapped = frame.env.find(inner);
+      if (mapped == nullptr)
         fail(describe(frame.module->path) + " node '" + user.name() + "' uses '" +
              (inner ? inner->name() : std::string("?")) + "' before it is defined");
-      return it->second;
+      return *mapped;
     });
   }
 
@@ -369,8 +467,10 @@ private:
   const Tracer& m_tracer;
   const Model& m_model;
   std::unique_ptr<fx::Graph> m_out;
+  /// The walk's stack: frames [0, m_depth) are active; those above keep their storage for reuse.
   std::vector<Frame> m_frames;
-  std::unordered_set<std::string> m_active;
+  std::size_t m_depth = 0;
+  ArgumentBinder m_binder;
 };
 
 } // namespace
@@ -378,8 +478,9 @@ private:
 Tracer::~Tracer() = default;
 
 bool Tracer::isLeafModule(const ModuleInfo& module, const std::string& /*qualifiedName*/) const {
+  static const std::string sequential = "torch.nn.modules.container.Sequential";
   if (!startsWith(module.type, "torch.nn") && !startsWith(module.type, "torch.ao.nn")) return false;
-  return !module.isA(kSequential);
+  return !module.isA(sequential);
 }
 
 bool Tracer::isLeaf(const ModuleInfo& module) const {

@@ -1,6 +1,8 @@
 // Tests fx::Graph and fx::Node bookkeeping: insertion order and points, users kept consistent
-// through every mutation (torch.fx `__update_args_kwargs` semantics), erasure, lookup, lazy
-// positions, lint() diagnostics, and linear-time building of a 30 000-node chain.
+// through every mutation (torch.fx `__update_args_kwargs` semantics), erasure (and reuse of the
+// erased nodes' memory), lookup, lazy positions, lint() diagnostics, and linear-time building of
+// a 30 000-node chain; and fx::Value copies, moves and reassignments across kinds (a value holds
+// only its kind's payload).
 
 #include "fx/Graph.h"
 
@@ -50,6 +52,10 @@ private Q_SLOTS:
   void lintReports_data();
   void lintReports();
   void longChainIsLinear();
+  void erasedNodesMakeRoomForNewOnes();
+  void valueCopiesAndMovesKeepTheirKind();
+  void valueAccessorsOfOtherKindsAreEmpty();
+  void valueTakesItsOwnElement();
 };
 
 void TestFxGraph::buildsInOrderWithUsers() {
@@ -349,6 +355,121 @@ void TestFxGraph::longChainIsLinear() {
   QVERIFY(g.lint().ok());
   QCOMPARE(g.size(), std::size_t(2 * kChain + 2));
   QVERIFY2(timer.elapsed() < 5000, "building a 30000-node chain took too long");
+}
+
+void TestFxGraph::erasedNodesMakeRoomForNewOnes() {
+  // Erase every other node, then build as many again: new nodes may reuse the erased nodes'
+  // memory, and nothing about order, names or lookup may show it.
+  Graph g;
+  Node* x = g.placeholder("x");
+  std::vector<Node*> first;
+  for (int i = 0; i < 200; ++i)
+    first.push_back(g.callMethod("neg", {ref(x)}));
+  for (int i = 0; i < 200; i += 2)
+    QVERIFY(g.eraseNode(first[static_cast<std::size_t>(i)]));
+  std::vector<Node*> second;
+  for (int i = 0; i < 200; ++i)
+    second.push_back(g.callMethod("relu", {ref(x)}));
+  Node* out = g.output(ref(second.back()));
+
+  QCOMPARE(g.size(), std::size_t(1 + 100 + 200 + 1));
+  QVERIFY(g.lint().ok());
+  QCOMPARE(x->users().size(), std::size_t(300));
+  Names expected{"x"};
+  for (int i = 1; i < 200; i += 2)
+    expected.push_back(i == 0 ? "neg" : "neg_" + std::to_string(i));
+  for (int i = 0; i < 200; ++i)
+    expected.push_back(i == 0 ? "relu" : "relu_" + std::to_string(i));
+  expected.push_back("output");
+  QCOMPARE(order(g), expected);
+  QVERIFY(g.findNode("neg") == nullptr);
+  QVERIFY(g.findNode("neg_198") == nullptr);
+  QCOMPARE(g.findNode("neg_199"), first.back());
+  QCOMPARE(g.findNode("relu_199"), second.back());
+  QVERIFY(g.createNodeNamed(Op::CallMethod, "neg", {}, {}, "neg_2") == nullptr); // still reserved
+  QCOMPARE(out->index(), std::size_t(301));
+  QCOMPARE(second.front()->prev(), first.back());
+}
+
+namespace {
+struct Marker : Object {
+  std::string typeName() const override { return "Marker"; }
+};
+} // namespace
+
+void TestFxGraph::valueCopiesAndMovesKeepTheirKind() {
+  Graph g;
+  Node* x = g.placeholder("x");
+  const std::vector<Value> values = {
+      Value::none(),
+      Value::boolean(true),
+      Value::integer(-7),
+      Value::floating(0.5),
+      Value::string("a string longer than the small-string buffer"),
+      Value::node(x),
+      Value::list({Value::integer(1), Value::string("two")}),
+      Value::tuple({Value::node(x)}),
+      Value::dict({{"k", Value::list({Value::integer(3)})}}),
+      Value::slice(Value::none(), Value::integer(4), Value::none()),
+      Value::dtype("float32"),
+      Value::device("cpu"),
+      Value::repr("<thing>"),
+      Value::object(std::make_shared<Marker>()),
+  };
+  for (const Value& v : values) {
+    const Value copy = v;
+    QVERIFY(copy == v);
+    QCOMPARE(copy.typeName(), v.typeName());
+    Value source = v;
+    const Value moved = std::move(source);
+    QVERIFY(moved == v);
+    // Every kind over every other: assignment releases the old payload and takes the new one.
+    for (const Value& w : values) {
+      Value target = v;
+      target = w;
+      QVERIFY(target == w);
+      Value movedInto = v;
+      Value donor = w;
+      movedInto = std::move(donor);
+      QVERIFY(movedInto == w);
+    }
+  }
+  std::vector<Value> grown;
+  for (int i = 0; i < 100; ++i)
+    grown.push_back(values[static_cast<std::size_t>(i) % values.size()]); // reallocations move
+  for (std::size_t i = 0; i < grown.size(); ++i)
+    QVERIFY(grown[i] == values[i % values.size()]);
+}
+
+void TestFxGraph::valueAccessorsOfOtherKindsAreEmpty() {
+  const Value i = Value::integer(3);
+  QVERIFY(i.asString().empty());
+  QVERIFY(i.items().empty());
+  QVERIFY(i.dictItems().empty());
+  QVERIFY(i.asObject() == nullptr);
+  QVERIFY(i.asNode() == nullptr);
+  QCOMPARE(Value::floating(2.5).asInt(), int64_t(0));
+  QCOMPARE(Value::integer(2).asFloat(), 0.0);
+  Value s = Value::string("text");
+  QVERIFY(s.items().empty()); // the mutable overload too
+  QVERIFY(s.dictItems().empty());
+  QCOMPARE(s.asString(), std::string("text"));
+  Value list = Value::list({});
+  list.items().push_back(Value::integer(1)); // a list's own items are mutable
+  QCOMPARE(list.items().size(), std::size_t(1));
+}
+
+void TestFxGraph::valueTakesItsOwnElement() {
+  const Value inner = Value::tuple({Value::integer(1), Value::string("a string longer than the small buffer")});
+  Value v = Value::list({inner, Value::string("s")});
+  v = v.items()[0];
+  QVERIFY(v == inner);
+  Value w = Value::list({inner, Value::string("s")});
+  w = std::move(w.items()[0]);
+  QVERIFY(w == inner);
+  Value d = Value::dict({{"k", inner}});
+  d = d.dictItems()[0].second;
+  QVERIFY(d == inner);
 }
 
 QTEST_APPLESS_MAIN(TestFxGraph)
