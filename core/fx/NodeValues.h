@@ -1,9 +1,11 @@
 #pragma once
-/// \file NodeValues: the interpreter's environment, node → value. Every node is looked up by the
-/// nodes that use it and stored once, so this is an open-addressing table keyed by the node's
-/// address (the graph keeps nodes in place): a lookup hashes a pointer and reads one 16-byte slot,
-/// where `std::unordered_map` chases a bucket list into a heap node per entry. Values live in a
-/// deque in evaluation order, so a `const Value*` stays valid until clear().
+/// \file NodeValues: node → value, for the interpreter's environment and the tracer's frames.
+/// Every node is looked up by the nodes that use it and stored once, so this is an
+/// open-addressing table keyed by the node's address (graphs keep nodes in place): a lookup
+/// hashes a pointer and reads one 16-byte slot, where `std::unordered_map` chases a bucket list
+/// into a heap node per entry. Values live in a deque in the order they were first set, so a
+/// `const Value*` stays valid until clear(). clear() keeps the table's capacity and costs the
+/// number of values, so a tracer can reuse one table for every frame at a depth.
 
 #include "fx/Value.h"
 
@@ -32,9 +34,17 @@ public:
     }
   }
 
+  /// Room for `count` values without growing the table.
+  void reserve(std::size_t count) {
+    std::size_t capacity = m_index.empty() ? 16 : m_index.size();
+    while (count * 2 > capacity)
+      capacity *= 2;
+    if (capacity != m_index.size()) rehash(capacity);
+  }
+
   /// Sets (or replaces) the value of `node` (not nullptr).
   void set(const Node* node, Value value) {
-    if ((m_values.size() + 1) * 2 > m_index.size()) grow();
+    if ((m_values.size() + 1) * 2 > m_index.size()) rehash(m_index.empty() ? 16 : m_index.size() * 2);
     std::size_t i = home(node);
     for (; m_index[i].node; i = (i + 1) & m_mask) {
       if (m_index[i].node == node) {
@@ -43,13 +53,16 @@ public:
       }
     }
     m_index[i] = {node, m_values.size()};
+    m_slotOf.push_back(i);
     m_values.emplace_back(node, std::move(value));
   }
 
+  /// Forgets every value; keeps the table's capacity.
   void clear() {
-    m_index.clear();
+    for (std::size_t slot : m_slotOf)
+      m_index[slot] = Slot{};
+    m_slotOf.clear();
     m_values.clear();
-    m_mask = 0;
   }
 
   /// (node, value) pairs in the order they were first set.
@@ -66,8 +79,8 @@ private:
     return static_cast<std::size_t>(h ^ (h >> 32)) & m_mask;
   }
 
-  void grow() {
-    const std::size_t capacity = m_index.empty() ? 16 : m_index.size() * 2;
+  /// Rebuilds the table with `capacity` slots (a power of two, more than twice the values).
+  void rehash(std::size_t capacity) {
     m_index.assign(capacity, Slot{});
     m_mask = capacity - 1;
     for (std::size_t n = 0; n < m_values.size(); ++n) {
@@ -75,11 +88,13 @@ private:
       while (m_index[i].node)
         i = (i + 1) & m_mask;
       m_index[i] = {m_values[n].first, n};
+      m_slotOf[n] = i;
     }
   }
 
   std::vector<Slot> m_index; // at most half full
   std::deque<std::pair<const Node*, Value>> m_values;
+  std::vector<std::size_t> m_slotOf; // each value's slot, so clear() touches only those
   std::size_t m_mask = 0;
 };
 

@@ -19,6 +19,8 @@
 
 #include "trace/Tracer.h"
 
+#include "fx/NodeValues.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -65,94 +67,14 @@ std::string_view parameterName(std::string_view target) {
   throw Exception{std::move(message)};
 }
 
-/// Inner node → its value in the traced graph, for one frame. The values are kept densely in the
-/// order they were set, and an open-addressing table over the node pointers indexes them. clear()
-/// forgets the values but keeps both allocations, so the frames at one depth of the walk (every
-/// block of a long chain) share their storage instead of allocating a hash node per value.
-class NodeValues {
-public:
-  /// Room for `count` values without growing.
-  void reserve(std::size_t count) {
-    m_entries.reserve(count);
-    if (count * 2 > m_slots.size()) rehash(count * 2);
-  }
-
-  /// The value of `node`, or nullptr when it has none yet.
-  const fx::Value* find(const fx::Node* node) const {
-    if (m_slots.empty()) return nullptr;
-    for (std::size_t i = slotOf(node);; i = (i + 1) & m_mask) {
-      const std::uint32_t s = m_slots[i];
-      if (s == kEmpty) return nullptr;
-      if (m_entries[s].node == node) return &m_entries[s].value;
-    }
-  }
-
-  /// Gives `node` the value `value`, replacing any earlier one.
-  void set(const fx::Node* node, fx::Value value) {
-    if ((m_entries.size() + 1) * 2 > m_slots.size()) rehash(std::max<std::size_t>(16, m_slots.size() * 2));
-    std::size_t i = slotOf(node);
-    for (; m_slots[i] != kEmpty; i = (i + 1) & m_mask) {
-      if (m_entries[m_slots[i]].node == node) {
-        m_entries[m_slots[i]].value = std::move(value);
-        return;
-      }
-    }
-    m_slots[i] = static_cast<std::uint32_t>(m_entries.size());
-    m_entries.push_back({node, i, std::move(value)});
-  }
-
-  /// Forgets every value, in time proportional to their number; keeps the capacity.
-  void clear() {
-    for (const Entry& e : m_entries)
-      m_slots[e.slot] = kEmpty;
-    m_entries.clear();
-  }
-
-private:
-  struct Entry {
-    const fx::Node* node;
-    std::size_t slot; ///< where the table points at this entry, so clear() need not scan it
-    fx::Value value;
-  };
-  static constexpr std::uint32_t kEmpty = UINT32_MAX;
-
-  /// Fibonacci hashing: the high bits of pointer × 2^64/φ, so aligned addresses spread out.
-  std::size_t slotOf(const fx::Node* node) const {
-    return static_cast<std::size_t>((reinterpret_cast<std::uintptr_t>(node) * 0x9E3779B97F4A7C15ull) >>
-                                    m_shift);
-  }
-
-  /// Rebuilds the table with at least `minSlots` slots (a power of two).
-  void rehash(std::size_t minSlots) {
-    std::size_t capacity = 16;
-    m_shift = 60;
-    while (capacity < minSlots) {
-      capacity *= 2;
-      --m_shift;
-    }
-    m_slots.assign(capacity, kEmpty);
-    m_mask = capacity - 1;
-    for (std::size_t e = 0; e < m_entries.size(); ++e) {
-      std::size_t i = slotOf(m_entries[e].node);
-      while (m_slots[i] != kEmpty)
-        i = (i + 1) & m_mask;
-      m_slots[i] = static_cast<std::uint32_t>(e);
-      m_entries[e].slot = i;
-    }
-  }
-
-  std::vector<Entry> m_entries;
-  std::vector<std::uint32_t> m_slots; ///< entry index, or kEmpty
-  std::size_t m_mask = 0;
-  unsigned m_shift = 64;
-};
-
 /// One graph being emitted: the root's or an inlined module's.
 struct Frame {
   const ModuleInfo* module = nullptr;
   fx::NodeList::const_iterator next;
   fx::NodeList::const_iterator end;
-  NodeValues env;
+  /// Inner node → its value in the traced graph. Cleared, not destroyed, when the frame ends, so
+  /// the frames at one depth of the walk (every block of a long chain) share its storage.
+  fx::NodeValues env;
   /// The call_module node of the parent frame this frame replaces (nullptr for the root).
   const fx::Node* call = nullptr;
 };
@@ -242,7 +164,7 @@ public:
   /// Placeholder → value, into `env`: the bound argument, else the placeholder's own default
   /// (args[0]), else the signature default. A parameter without placeholder still needs an
   /// argument, as Python would have raised for it.
-  void bindPlaceholders(const fx::Graph& graph, NodeValues& env) {
+  void bindPlaceholders(const fx::Graph& graph, fx::NodeValues& env) {
     const std::vector<SignatureParam>& params = *m_params;
     std::vector<bool>& consumed = m_consumed;
     consumed.assign(params.size(), false);

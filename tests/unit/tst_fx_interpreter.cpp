@@ -314,6 +314,16 @@ void TestFxInterpreter::nodeValuesTable() {
   table.clear();
   QVERIFY(table.empty());
   QVERIFY(!table.find(nodes[1]));
+  // Reused after clear() (what the tracer does per frame), also after reserve().
+  table.reserve(5000);
+  for (int i = 0; i < 3000; i += 3)
+    table.set(nodes[i], Value::integer(i));
+  QCOMPARE(table.size(), std::size_t(1000));
+  for (int i = 0; i < 3000; ++i) {
+    const Value* got = table.find(nodes[i]);
+    QCOMPARE(got != nullptr, i % 3 == 0);
+    if (got) QCOMPARE(got->asInt(), std::int64_t(i));
+  }
 }
 
 #include "tst_fx_interpreter.moc"
