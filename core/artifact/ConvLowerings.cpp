@@ -56,27 +56,34 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   }
 
   const ConvAttrs& a = withTarget ? attrs2 : attrs1;
-  OpRecord op;
-  op.op = withTarget ? op2 : op1;
-  op.operands.reserve(4);
-  op.operands.push_back(operand(input));
-  if (target) op.operands.push_back(operand(target));
-  op.operands.push_back(std::move(weight));
-  if (bias) op.operands.push_back(std::move(*bias));
-  op.attributes = movedList<NamedAttr>(NamedAttr{"kernel_size", toArray(kernel)});
-  if (a.stride) op.attributes.push_back({"stride", toArray(intTriple(c.attr("stride")))});
-  if (a.padding) op.attributes.push_back({"padding", toArray(intTriple(c.attr("padding")))});
-  if (a.dilation) op.attributes.push_back({"dilation", toArray(intTriple(c.attr("dilation")))});
+  std::array<MlirValue, 4> operands;
+  std::size_t operandCount = 0;
+  operands[operandCount++] = operand(input);
+  if (target) operands[operandCount++] = operand(target);
+  operands[operandCount++] = weight;
+  if (bias) operands[operandCount++] = *bias;
+  std::array<NamedAttr, 5> attributes;
+  std::size_t attributeCount = 0;
+  attributes[attributeCount++] = {"kernel_size", toArray(kernel)};
+  if (a.stride) attributes[attributeCount++] = {"stride", toArray(intTriple(c.attr("stride")))};
+  if (a.padding) attributes[attributeCount++] = {"padding", toArray(intTriple(c.attr("padding")))};
+  if (a.dilation) attributes[attributeCount++] = {"dilation", toArray(intTriple(c.attr("dilation")))};
   if (a.eps) {
     const fx::Value* eps = c.findAttr("eps");
-    op.attributes.push_back({"eps", eps ? pyFloat(*eps) : 1e-8});
+    attributes[attributeCount++] = {"eps", eps ? pyFloat(*eps) : 1e-8};
   }
   const std::string dtype = c.moduleDtype();
   const int64_t outChannels = pyInt(c.attr("out_channels"));
-  op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
-  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
-  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, outChannels, dtype);
+  const std::string safeName = c.safeName();
+  const ResultStem stems[] = {safeName};
+  const TypeText types[] = {sparseTensorType(dtype)};
+  const OpResults out = must(b.emitOp({withTarget ? op2 : op1,
+                                       {operands.data(), operandCount},
+                                       {},
+                                       {attributes.data(), attributeCount},
+                                       stems,
+                                       types}));
+  return TorchLatticeArtifactBuilder::makeValue(out.front(), Kind::Sparse, outChannels, dtype);
 }
 
 constexpr ConvAttrs kFull{true, true, true, false};

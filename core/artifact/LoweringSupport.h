@@ -62,6 +62,7 @@ TensorData constantVector(double value, int64_t length, DType dtype);
 struct FeatureInput {
   MlirValue features;
   ArtifactValuePtr sparse; ///< nullptr when the input was dense
+  ArtifactValuePtr input;  ///< the input itself (keeps the name `features` may view alive)
 };
 /// Step 1: `sparse.decompose` of a sparse value (results `{safeName}_features_in`,
 /// `{safeName}_active`, features typed FT(channels, inputDtype)); a dense value is used as is.

@@ -220,11 +220,20 @@ std::string printableForMessage(std::string_view text) {
   return out;
 }
 
-bool isSafeUnescapedString(std::string_view text) {
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u > 0x7e || c == '"' || c == '\\') return false;
+namespace {
+struct UnescapedBytes {
+  bool ok[256] = {};
+  constexpr UnescapedBytes() {
+    for (int c = 0x20; c <= 0x7e; ++c)
+      ok[c] = c != '"' && c != '\\';
   }
+};
+constexpr UnescapedBytes kUnescaped;
+} // namespace
+
+bool isSafeUnescapedString(std::string_view text) {
+  for (char c : text)
+    if (!kUnescaped.ok[static_cast<unsigned char>(c)]) return false;
   return true;
 }
 

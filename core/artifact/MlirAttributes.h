@@ -33,6 +33,11 @@ struct PackingAttr {
   static PackingAttr affine(int bits, std::int64_t groupSize, std::string scaleDtype) {
     return {"int" + std::to_string(bits), groupSize, std::move(scaleDtype), "affine"};
   }
+
+  friend bool operator==(const PackingAttr& a, const PackingAttr& b) {
+    return a.kind == b.kind && a.groupSize == b.groupSize && a.scaleDtype == b.scaleDtype && a.mode == b.mode;
+  }
+  friend bool operator!=(const PackingAttr& a, const PackingAttr& b) { return !(a == b); }
 };
 
 /// An attribute value as a lowering supplies it. How it prints is decided by the schema kind of

@@ -55,25 +55,67 @@ void appendJoinedTypes(std::string& out, const std::vector<MlirValue>& values) {
 
 } // namespace
 
-void MlirModuleWriter::Pieces::names(const std::vector<MlirValue>& values) {
+void MlirModuleWriter::Pieces::names(Span<const MlirValue> values) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     add(i > 0 ? ", %" : "%");
     add(values[i].name);
   }
 }
 
-void MlirModuleWriter::Pieces::types(const std::vector<MlirValue>& values) {
+void MlirModuleWriter::Pieces::types(Span<const MlirValue> values) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) add(", ");
     add(values[i].type);
   }
 }
 
+namespace {
+
+// Copies a short piece without a library call: a line is ~20 pieces of 1-90 bytes, where the
+// call and size dispatch of memcpy cost more than the copy. Fixed-size memcpy compiles to moves.
+struct Bytes16 {
+  std::uint64_t a, b;
+};
+
+inline void copyPiece(char* dst, const char* src, std::size_t n) {
+  if (n >= 16) {
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      Bytes16 w;
+      std::memcpy(&w, src + i, 16);
+      std::memcpy(dst + i, &w, 16);
+    }
+    if (i < n) { // the last 16 bytes, overlapping what is already copied
+      Bytes16 w;
+      std::memcpy(&w, src + n - 16, 16);
+      std::memcpy(dst + n - 16, &w, 16);
+    }
+  } else if (n >= 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else if (n > 0) {
+    dst[0] = src[0];
+    dst[n / 2] = src[n / 2];
+    dst[n - 1] = src[n - 1];
+  }
+}
+
+} // namespace
+
 std::string_view MlirModuleWriter::Pieces::storeIn(StringArena& arena) const {
   char* const out = arena.allocate(m_size);
   char* p = out;
   for (std::string_view piece : m_pieces) {
-    std::memcpy(p, piece.data(), piece.size());
+    copyPiece(p, piece.data(), piece.size());
     p += piece.size();
   }
   return {out, m_size};
@@ -116,16 +158,13 @@ constexpr CharClasses kCharClass;
 } // namespace
 
 bool isValidSsaName(std::string_view name) {
-  // `[0-9]+` or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`.
+  // `[0-9]+` or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`: the first character decides which.
   if (name.empty()) return false;
-  bool allDigits = true;
-  bool idChars = true;
-  for (char c : name) {
-    const unsigned char k = kCharClass(c);
-    allDigits = allDigits && (k & kDigit);
-    idChars = idChars && (k & (kDigit | kSsaFirst));
-  }
-  return allDigits || (idChars && (kCharClass(name[0]) & kSsaFirst));
+  const unsigned char rest = (kCharClass(name[0]) & kDigit) ? kDigit : (kDigit | kSsaFirst);
+  if (!(kCharClass(name[0]) & (kDigit | kSsaFirst))) return false;
+  for (std::size_t i = 1; i < name.size(); ++i)
+    if (!(kCharClass(name[i]) & rest)) return false;
+  return true;
 }
 
 bool isValidSymbolName(std::string_view symbol) {
@@ -135,33 +174,48 @@ bool isValidSymbolName(std::string_view symbol) {
   return true;
 }
 
-std::string MlirModuleWriter::uniqueName(std::string_view stem) {
-  std::string name;
-  if (stem.find('.') != std::string_view::npos) {
-    name = normalizeSsaStem(stem);
-    stem = name;
-  }
-  std::size_t& count = m_nameCounts[stem];
-  if (name.empty()) {
-    // stem + decimal count in one allocation.
+std::string_view MlirModuleWriter::uniqueName(std::string_view stem) {
+  if (stem.find('.') == std::string_view::npos) return nameFor(stem);
+  std::string normalized = normalizeSsaStem(stem);
+  return nameFor(normalized);
+}
+
+std::string_view MlirModuleWriter::nameFor(std::string_view stem) {
+  // The first use of a stem is the stem itself: the map's stored key. Later ones are the stem
+  // and the count in decimal, stored once.
+  const auto slot = m_nameCounts.insertWithKey(stem, 0);
+  const std::size_t count = (*slot.value)++;
+  std::string_view name = slot.key;
+  if (count > 0) {
     char digits[24];
-    std::size_t n = 0;
-    if (count > 0) n = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, count).ptr - digits);
-    name.reserve(stem.size() + n);
-    name.append(stem);
-    name.append(digits, n);
-  } else if (count > 0) {
-    name += std::to_string(count);
+    const auto n = static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, count).ptr - digits);
+    char* out = m_names.allocate(stem.size() + n);
+    std::memcpy(out, stem.data(), stem.size());
+    std::memcpy(out + stem.size(), digits, n);
+    name = {out, stem.size() + n};
   }
-  ++count;
+  m_handedOut[(reinterpret_cast<std::uintptr_t>(name.data()) >> 3) % m_handedOut.size()] = {name.data(), name.size()};
   return name;
+}
+
+std::string_view MlirModuleWriter::joinedStem(const ResultStem& stem, std::string& scratch) {
+  const bool dotted = stem.head.find('.') != std::string_view::npos || stem.tail.find('.') != std::string_view::npos;
+  if (stem.tail.empty() && !dotted) return stem.head;
+  scratch.assign(stem.head);
+  scratch.append(stem.tail);
+  if (dotted) std::replace(scratch.begin(), scratch.end(), '.', '_');
+  return scratch;
 }
 
 bool MlirModuleWriter::isDefined(std::string_view name) const {
   // Every defined name came from uniqueName: a stem S with count 0 (the name is S) or with
   // count c ≥ 1 (S followed by c in decimal). So the name is defined when it was handed out as a
   // stem, or when some split into S + digits (no leading zero) has S's counter past c. No set of
-  // names is kept: this costs one lookup per trailing-digit split of an operand name.
+  // names is kept: this costs one lookup per trailing-digit split of an operand name. Most
+  // operands are names handed out a few ops earlier, still viewed where nameFor put them: those
+  // are found by address first.
+  const HandedOut& recent = m_handedOut[(reinterpret_cast<std::uintptr_t>(name.data()) >> 3) % m_handedOut.size()];
+  if (recent.data == name.data() && recent.size == name.size() && recent.data) return true;
   if (m_nameCounts.contains(name)) return true;
   std::size_t digits = name.size();
   while (digits > 0 && isDigit(name[digits - 1])) --digits;
@@ -176,13 +230,12 @@ bool MlirModuleWriter::isDefined(std::string_view name) const {
   return false;
 }
 
-std::optional<SchemaValueType> MlirModuleWriter::typeClass(const TypeText& type) {
-  CheckedType& slot = m_checkedTypes[(reinterpret_cast<std::uintptr_t>(type.id()) >> 4) % m_checkedTypes.size()];
-  if (slot.id == type.id()) return slot.type;
-  const std::optional<SchemaValueType> cls = valueTypeOf(type);
-  if (!cls || hasControlCharacter(type)) return std::nullopt;
-  slot = {type.id(), *cls};
-  return cls;
+const SchemaOp* MlirModuleWriter::findOp(std::string_view op) {
+  FoundOp& slot = m_foundOps[(reinterpret_cast<std::uintptr_t>(op.data()) >> 3) % m_foundOps.size()];
+  if (slot.name == op.data() && slot.size == op.size() && slot.op) return slot.op;
+  const SchemaOp* schema = dialectSchema().findOp(op);
+  if (schema) slot = {op.data(), op.size(), schema};
+  return schema;
 }
 
 Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, TypeText type, std::string role) {
@@ -191,37 +244,37 @@ Expected<MlirValue> MlirModuleWriter::addArgument(std::string_view name, TypeTex
   if (!isInputRole(role)) {
     return makeError("function argument " + quoteName(name) + ": unknown input role " + quoteName(role));
   }
-  if (!typeClass(type)) {
+  if (!type.valueType()) {
     return makeError("function argument " + quoteName(name) + ": expected a tensor or lattice type, got " +
                      quoteName(type));
   }
-  MlirValue value{uniqueName(stem), std::move(type)};
+  MlirValue value{nameFor(stem), std::move(type)};
   m_arguments.push_back({value, std::move(role)});
   return value;
 }
 
 // Every check runs before anything is named or emitted; the attribute text is rendered into a
-// reused buffer while it is checked, so a valid op costs its result names and its line.
-Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
-  const std::vector<TypeText>& resultTypes = record.resultTypes;
-  const SchemaOp* schema = dialectSchema().findOp(record.op);
+// reused buffer while it is checked (or found in the cache), so a valid op costs its result names
+// and its line.
+Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
+  const Span<const TypeText> resultTypes = record.resultTypes;
+  const SchemaOp* schema = findOp(record.op);
   if (!schema) return makeError("unknown lattice op " + quoteName(record.op));
 
   // Result stems first: they name the op in every later message. `.`→`_` does not change
-  // validity (both are identifier characters), so stems are checked as given and normalized
-  // when named.
+  // validity (both are identifier characters), so joined stems are checked normalized.
   const std::size_t resultCount = schema->results.size();
-  std::array<std::string_view, kMaxResults> stems{};
-  if (resultCount > kMaxResults) return makeError("lattice." + schema->name + ": too many results");
+  std::array<std::string_view, kMaxResultStems> stems{};
+  if (resultCount > kMaxResultStems) return makeError("lattice." + schema->name + ": too many results");
   for (std::size_t i = 0; i < resultCount; ++i) {
     const bool given = i < record.resultStems.size() && !record.resultStems[i].empty();
-    stems[i] = given ? std::string_view(record.resultStems[i]) : std::string_view(schema->pythonName);
+    stems[i] = given ? joinedStem(record.resultStems[i], m_stemScratch[i])
+                     : std::string_view(schema->pythonName);
   }
   // Built only for an error message: most ops have none.
-  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stems[0])); };
+  const auto context = [&] { return "lattice." + schema->name + " " + quoteName(stems[0]); };
   for (std::size_t i = 0; i < resultCount; ++i) {
-    if (!isValidSsaName(stems[i]))
-      return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stems[i])));
+    if (!isValidSsaName(stems[i])) return makeError(context() + ": invalid ssa name " + quoteName(stems[i]));
   }
   if (record.resultStems.size() > resultCount) {
     return makeError(context() + ": " + std::to_string(record.resultStems.size()) + " result names for " +
@@ -233,7 +286,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
   }
   for (std::size_t i = 0; i < resultCount; ++i) {
     const TypeText& type = resultTypes[i];
-    if (typeClass(type) != schema->results[i].type) {
+    if (type.valueType() != schema->results[i].type) {
       return makeError(context() + ": result '" + schema->results[i].name + "' expects a " +
                        std::string(schemaName(schema->results[i].type)) + " type, got " + quoteName(type));
     }
@@ -261,7 +314,7 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
       return makeError(context() + ": operand '" + operand.name + "' uses undefined value %" +
                        printableForMessage(value.name));
     }
-    if (valueTypeOf(value.type) != operand.type) {
+    if (value.type.valueType() != operand.type) {
       return makeError(context() + ": operand '" + operand.name + "' expects a " +
                        std::string(schemaName(operand.type)) + " value, got " + quoteName(value.type));
     }
@@ -271,19 +324,117 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
     return makeError(context() + ": invalid weight symbol " + quoteName(record.symbol));
   if (!isWeight && !record.symbol.empty()) return makeError(context() + ": only lattice.weight takes a symbol");
 
-  // Attributes in schema order (sec. 8).
-  for (std::size_t i = 0; i < record.attributes.size(); ++i) {
+  const Expected<std::string_view> attrDict = attributeDict(*schema, record.attributes, stems[0]);
+  if (!attrDict) return attrDict.error();
+
+  // Everything is valid: name the results and render the line (sec. 6).
+  OpResults results;
+  for (std::size_t i = 0; i < resultCount; ++i)
+    results.push_back({nameFor(stems[i]), resultTypes[i]});
+  const Span<const MlirValue> resultSpan(results.begin(), results.size());
+  // The line is gathered as pieces and copied once into the line arena.
+  Pieces& line = m_pieces;
+  line.clear();
+  line.names(resultSpan);
+  line.add(" = lattice.");
+  line.add(schema->name);
+  switch (schema->assembly) {
+  case SchemaAssembly::Weight:
+    line.add(" @");
+    line.add(record.symbol);
+    line.add(" ");
+    line.add(*attrDict);
+    line.add(" : ");
+    line.add(results[0].type);
+    break;
+  case SchemaAssembly::Decompose:
+    line.add(" ");
+    line.names(record.operands);
+    line.add(" : ");
+    line.types(record.operands);
+    line.add(" -> (");
+    line.types(resultSpan);
+    line.add(")");
+    break;
+  case SchemaAssembly::Functional:
+    // With no attributes the dict is empty text, which leaves two spaces before ':' (sec. 6.1).
+    line.add(" ");
+    line.names(record.operands);
+    line.add(" ");
+    line.add(*attrDict);
+    line.add(" : (");
+    line.types(record.operands);
+    line.add(") -> ");
+    line.add(results[0].type);
+    break;
+  }
+  EmittedOp& emitted = m_ops.emplace_back();
+  emitted.op = schema->name;
+  emitted.text = line.storeIn(m_lines);
+  return results;
+}
+
+Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
+  std::vector<ResultStem> stems(record.resultStems.begin(), record.resultStems.end());
+  OpSpec spec;
+  spec.op = record.op;
+  spec.operands = record.operands;
+  spec.symbol = record.symbol;
+  spec.attributes = record.attributes;
+  spec.resultStems = stems;
+  spec.resultTypes = record.resultTypes;
+  Expected<OpResults> results = addOp(spec);
+  if (!results) return results.error();
+  return std::vector<MlirValue>(results->begin(), results->end());
+}
+
+namespace {
+
+// Attribute values compared for the attribute cache: floats by their bits (-0.0 and 0.0 print
+// differently as f64 reprs), everything else by value.
+bool sameBits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+bool sameAttrValue(const AttrValue& a, const AttrValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* x = std::get_if<double>(&a)) return sameBits(*x, std::get<double>(b));
+  if (const auto* x = std::get_if<F64Array>(&a)) {
+    const F64Array& y = std::get<F64Array>(b);
+    return x->size() == y.size() && std::equal(x->begin(), x->end(), y.begin(), sameBits);
+  }
+  return a == b;
+}
+
+bool sameAttributes(const std::vector<NamedAttr>& cached, Span<const NamedAttr> given) {
+  if (cached.size() != given.size()) return false;
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    if (cached[i].name != given[i].name || !sameAttrValue(cached[i].value, given[i].value)) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Expected<std::string_view> MlirModuleWriter::attributeDict(const SchemaOp& schema, Span<const NamedAttr> attributes,
+                                                           std::string_view firstStem) {
+  AttrCache& cache = m_attrCache[(reinterpret_cast<std::uintptr_t>(&schema) >> 4) % m_attrCache.size()];
+  if (cache.op == &schema && sameAttributes(cache.attributes, attributes)) return std::string_view(cache.text);
+
+  const auto context = [&] { return "lattice." + schema.name + " " + quoteName(firstStem); };
+  for (std::size_t i = 0; i < attributes.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (record.attributes[i].name == record.attributes[j].name)
-        return makeError(context() + ": duplicate attribute " + quoteName(record.attributes[i].name));
+      if (attributes[i].name == attributes[j].name)
+        return makeError(context() + ": duplicate attribute " + quoteName(attributes[i].name));
     }
   }
+  // Attributes in schema order (sec. 8).
   std::string& attrDict = m_attrScratch;
   attrDict.clear();
-  for (const SchemaOpAttribute& attr : schema->attributes) {
-    const auto given = std::find_if(record.attributes.begin(), record.attributes.end(),
+  for (const SchemaOpAttribute& attr : schema.attributes) {
+    const auto given = std::find_if(attributes.begin(), attributes.end(),
                                     [&](const NamedAttr& a) { return a.name == attr.name; });
-    if (given == record.attributes.end()) {
+    if (given == attributes.end()) {
       if (attr.name == "accumulation") {
         attrDict += attrDict.empty() ? "{" : ", ";
         attrDict += "accumulation = \"canonical_f32\"";
@@ -299,85 +450,51 @@ Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record)
       return makeError(context() + ": attribute '" + attr.name + "': " + s.message());
   }
   if (!attrDict.empty()) attrDict += '}';
-
-  // Everything is valid: name the results and render the line (sec. 6).
-  std::vector<MlirValue> results;
-  results.reserve(resultCount);
-  for (std::size_t i = 0; i < resultCount; ++i)
-    results.push_back({uniqueName(stems[i]), resultTypes[i]});
-  // The line is gathered as pieces and copied once into a string of its exact size.
-  Pieces& line = m_pieces;
-  line.clear();
-  line.names(results);
-  line.add(" = lattice.");
-  line.add(schema->name);
-  switch (schema->assembly) {
-  case SchemaAssembly::Weight:
-    line.add(" @");
-    line.add(record.symbol);
-    line.add(" ");
-    line.add(attrDict);
-    line.add(" : ");
-    line.add(results[0].type);
-    break;
-  case SchemaAssembly::Decompose:
-    line.add(" ");
-    line.names(record.operands);
-    line.add(" : ");
-    line.types(record.operands);
-    line.add(" -> (");
-    line.types(results);
-    line.add(")");
-    break;
-  case SchemaAssembly::Functional:
-    // With no attributes the dict is empty text, which leaves two spaces before ':' (sec. 6.1).
-    line.add(" ");
-    line.names(record.operands);
-    line.add(" ");
-    line.add(attrDict);
-    line.add(" : (");
-    line.types(record.operands);
-    line.add(") -> ");
-    line.add(results[0].type);
-    break;
-  }
-  EmittedOp& emitted = m_ops.emplace_back();
-  emitted.op = schema->name;
-  emitted.text = line.storeIn(m_lines);
-  return results;
+  cache.op = &schema;
+  cache.attributes.assign(attributes.begin(), attributes.end());
+  cache.text = attrDict;
+  return std::string_view(cache.text);
 }
 
 Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::string_view storageKey,
                                                 std::string_view layout, const PackingAttr& packing,
                                                 TypeText type) {
   static const SchemaOp* const schema = dialectSchema().findOp("weight");
-  // addOpImpl's checks in its order, for a record with resultStems {symbol}.
+  // The dict is built as `{storage_key = "..."` + the (layout, packing) text, which holds while
+  // the schema lists exactly these three attributes in this order; otherwise the general path.
+  static const bool keyLayoutPacking = schema->attributes.size() == 3 &&
+                                       schema->attributes[0].name == "storage_key" &&
+                                       schema->attributes[1].name == "layout" &&
+                                       schema->attributes[2].name == "packing";
+  if (!keyLayoutPacking) {
+    const NamedAttr attributes[] = {{"storage_key", std::string(storageKey)},
+                                    {"layout", std::string(layout)},
+                                    {"packing", packing}};
+    const ResultStem stems[] = {symbol};
+    const TypeText types[] = {type};
+    Expected<OpResults> results = addOp({"weight", {}, symbol, attributes, stems, types});
+    if (!results) return results.error();
+    return results->front();
+  }
+  // addOp's checks in its order, for a record with resultStems {symbol}.
   const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
-  if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stem)));
-  if (typeClass(type) != schema->results[0].type) {
+  // `[A-Za-z_][A-Za-z0-9_$.]*` is a subset of the SSA grammar: a valid symbol is a valid stem.
+  const bool validSymbol = isValidSymbolName(symbol);
+  if (!validSymbol && !isValidSsaName(stem))
+    return makeError(context() + ": invalid ssa name " + quoteName(normalizeSsaStem(stem)));
+  if (type.valueType() != schema->results[0].type) {
     return makeError(context() + ": result '" + schema->results[0].name + "' expects a " +
                      std::string(schemaName(schema->results[0].type)) + " type, got " + quoteName(type));
   }
-  if (!isValidSymbolName(symbol)) return makeError(context() + ": invalid weight symbol " + quoteName(symbol));
-  std::string& attrDict = m_attrScratch;
-  attrDict.clear();
-  for (const SchemaOpAttribute& attr : schema->attributes) {
-    attrDict += attrDict.empty() ? "{" : ", ";
-    attrDict += attr.name;
-    attrDict += " = ";
-    Status s;
-    if (attr.name == "storage_key")
-      s = appendStringAttr(attrDict, attr.kind, storageKey);
-    else if (attr.name == "layout")
-      s = appendStringAttr(attrDict, attr.kind, layout);
-    else if (attr.name == "packing")
-      s = appendPackingAttr(attrDict, packing);
-    else
-      s = makeError("missing required attribute '" + attr.name + "'");
-    if (!s) return makeError(context() + ": attribute '" + attr.name + "': " + s.message());
+  if (!validSymbol) return makeError(context() + ": invalid weight symbol " + quoteName(symbol));
+  if (!isSafeUnescapedString(storageKey)) {
+    std::string unused;
+    const Status s = appendStringAttr(unused, schema->attributes[0].kind, storageKey);
+    return makeError(context() + ": attribute 'storage_key': " + s.message());
   }
-  attrDict += '}';
+  const Expected<std::string_view> tail = weightAttrTail(layout, packing);
+  if (!tail) return makeError(context() + ": " + tail.message());
 
   MlirValue result{uniqueName(stem), std::move(type)};
   Pieces& line = m_pieces;
@@ -386,14 +503,33 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   line.add(result.name);
   line.add(" = lattice.weight @");
   line.add(symbol);
-  line.add(" ");
-  line.add(attrDict);
+  line.add(" {storage_key = \"");
+  line.add(storageKey);
+  line.add("\"");
+  line.add(*tail);
   line.add(" : ");
   line.add(result.type);
   EmittedOp& emitted = m_ops.emplace_back();
   emitted.op = schema->name;
   emitted.text = line.storeIn(m_lines);
   return result;
+}
+
+Expected<std::string_view> MlirModuleWriter::weightAttrTail(std::string_view layout, const PackingAttr& packing) {
+  for (const WeightTail& t : m_weightTails)
+    if (t.layout == layout && t.packing == packing) return std::string_view(t.text);
+  static const SchemaOp* const schema = dialectSchema().findOp("weight");
+  std::string text = ", layout = ";
+  if (Status s = appendStringAttr(text, schema->attributes[1].kind, layout); !s)
+    return makeError("attribute 'layout': " + s.message());
+  text += ", packing = ";
+  if (Status s = appendPackingAttr(text, packing); !s) return makeError("attribute 'packing': " + s.message());
+  text += '}';
+  // A module has a handful of (layout, packing) pairs; a bounded list keeps a pathological
+  // caller from growing it.
+  if (m_weightTails.size() == 32) m_weightTails.erase(m_weightTails.begin());
+  m_weightTails.push_back({std::string(layout), packing, std::move(text)});
+  return std::string_view(m_weightTails.back().text);
 }
 
 Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<std::string> names,
@@ -411,7 +547,7 @@ Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<st
     return makeError("output roles must match the number of artifact outputs");
   if (names.empty()) {
     for (const MlirValue& value : values)
-      names.push_back(value.name);
+      names.emplace_back(value.name);
   }
   if (roles.empty()) {
     for (const MlirValue& value : values) {
@@ -424,6 +560,9 @@ Status MlirModuleWriter::setReturn(std::vector<MlirValue> values, std::vector<st
         return makeError("output name or role " + quoteName(item) + " contains a control character");
     }
   }
+  // The caller's names may view its own strings: keep copies.
+  for (MlirValue& value : values)
+    value.name = m_names.store(value.name);
   m_returnValues = std::move(values);
   m_outputNames = std::move(names);
   m_outputRoles = std::move(roles);
@@ -443,7 +582,7 @@ std::string MlirModuleWriter::render() const {
   std::vector<std::string> inputNames;
   std::vector<std::string> inputRoles;
   for (const MlirArgument& argument : m_arguments) {
-    inputNames.push_back(argument.value.name);
+    inputNames.emplace_back(argument.value.name);
     inputRoles.push_back(argument.role);
   }
   std::string resultTypes;

@@ -5,27 +5,31 @@
 /// Usage (what a lowering does):
 /// \code
 ///   MlirModuleWriter w;
-///   auto coords = w.addArgument("x_coords", std::string(kCoordsTensorType), "sparse_coords");
+///   auto coords = w.addArgument("x_coords", coordsTensorType(), "sparse_coords");
 ///   ...
-///   OpRecord make;
-///   make.op = "sparse.make";
-///   make.operands = {*coords, *features, *active};
-///   make.attributes = {{"stride", I64Array{1, 1, 1}}, {"coord_order", "batch_x_y_z"}};
-///   make.resultStems = {"x"};
-///   make.resultTypes = {sparseTensorType("f32")};
-///   Expected<std::vector<MlirValue>> x = w.addOp(make);   // x->at(0).name == "x"
+///   const MlirValue operands[] = {*coords, *features, *active};
+///   const NamedAttr attributes[] = {{"stride", I64Array{1, 1, 1}}, {"coord_order", "batch_x_y_z"}};
+///   const ResultStem stems[] = {"x"};
+///   const TypeText types[] = {sparseTensorType("f32")};
+///   OpSpec make{"sparse.make", operands, {}, attributes, stems, types};
+///   Expected<OpResults> x = w.addOp(make);       // (*x)[0].name == "x"
 ///   ...
 ///   w.setReturn({head});
 ///   Expected<std::string> text = w.str();
 /// \endcode
+/// OpRecord is the same description owning its strings (for tests and one-off ops); addOp takes
+/// either.
 ///
 /// Each op is validated and rendered to its line when added, so str() is a concatenation and the
 /// whole build is linear in the output size. Names are uniqued with one counter map (sec. 9).
+/// Every name the writer hands out (MlirValue::name of an argument or result) views the writer's
+/// own storage: valid while the writer lives, also after it is moved.
 
 #include "artifact/MlirAttributes.h"
 #include "artifact/TypeText.h"
 #include "support/Expected.h"
 #include "support/StringArena.h"
+#include "support/Span.h"
 #include "support/StringMap.h"
 
 #include <array>
@@ -38,10 +42,52 @@
 
 namespace lattice {
 
-/// An SSA value: its name without `%` (already uniqued) and its type text (interned).
+/// An SSA value: its name without `%` (already uniqued) and its type text (interned). The name
+/// is a view: of the writer's storage for the values the writer returns, of the caller's string
+/// for a value the caller builds (which must outlive the call it is passed to).
 struct MlirValue {
-  std::string name;
+  std::string_view name;
   TypeText type;
+};
+
+/// A result name stem given as two parts that are joined when the result is named, so a lowering
+/// can ask for `{safeName, "_features"}` without building the string.
+struct ResultStem {
+  std::string_view head;
+  std::string_view tail;
+  ResultStem() = default;
+  ResultStem(std::string_view stem) : head(stem) {}
+  ResultStem(const std::string& stem) : head(stem) {}
+  ResultStem(const char* stem) : head(stem) {}
+  ResultStem(std::string_view h, std::string_view t) : head(h), tail(t) {}
+  bool empty() const { return head.empty() && tail.empty(); }
+};
+
+/// One op to emit, as views the caller keeps alive for the addOp call (what the lowerings build
+/// on the stack: no heap block per op). The fields mean what OpRecord's do.
+struct OpSpec {
+  std::string_view op;
+  Span<const MlirValue> operands;
+  std::string_view symbol;
+  Span<const NamedAttr> attributes;
+  Span<const ResultStem> resultStems;
+  Span<const TypeText> resultTypes;
+};
+
+/// The results of one op (at most four), in schema order.
+class OpResults {
+public:
+  static constexpr std::size_t kCapacity = 4;
+  std::size_t size() const { return m_size; }
+  const MlirValue& operator[](std::size_t i) const { return m_values[i]; }
+  const MlirValue& front() const { return m_values[0]; }
+  const MlirValue* begin() const { return m_values.data(); }
+  const MlirValue* end() const { return m_values.data() + m_size; }
+  void push_back(const MlirValue& v) { m_values[m_size++] = v; }
+
+private:
+  std::array<MlirValue, kCapacity> m_values{};
+  std::size_t m_size = 0;
 };
 
 /// One op to emit. Names without the `lattice.` prefix and `%`/`@` sigils.
@@ -80,15 +126,19 @@ struct MlirArgument {
 
 /// Builds one lattice module with a single `func.func @forward`.
 class MlirModuleWriter {
+  static constexpr std::size_t kMaxResultStems = OpResults::kCapacity;
+
 public:
   /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)
   /// with `role` (sec. 3.2). Errors: invalid SSA name, unknown role, type not a tensor or
   /// lattice type.
   Expected<MlirValue> addArgument(std::string_view name, TypeText type, std::string role = "tensor");
 
-  /// Validates `record` against the schema, names its results and renders its line. Returns
-  /// the results (its index is opCount() - 1). Errors name the op and its first result stem; on
+  /// Validates `op` against the schema, names its results and renders its line. Returns the
+  /// results (its index is opCount() - 1). Errors name the op and its first result stem; on
   /// error nothing is emitted and no name counter advances.
+  Expected<OpResults> addOp(const OpSpec& op);
+  /// addOp for the owning description.
   Expected<std::vector<MlirValue>> addOp(const OpRecord& record);
 
   /// addOp for a `lattice.weight` (one per stored parameter) without building an OpRecord: the
@@ -105,9 +155,10 @@ public:
                    std::vector<std::string> roles = {});
 
   /// The sec. 9 counter: normalizes `stem` (`.`→`_`), returns `stem`, `stem1`, `stem2`, ... on
-  /// successive calls. addArgument and addOp call it themselves; call it directly only to
-  /// reserve a name without emitting anything (it advances the shared counter).
-  std::string uniqueName(std::string_view stem);
+  /// successive calls (a view of the writer's storage). addArgument and addOp call it
+  /// themselves; call it directly only to reserve a name without emitting anything (it advances
+  /// the shared counter).
+  std::string_view uniqueName(std::string_view stem);
 
   /// The whole `graph.mlir` text (sec. 3), ending in a single `\n`. Error: no return set.
   Expected<std::string> str() const;
@@ -141,11 +192,22 @@ public:
 private:
   /// True when uniqueName handed out `name` (every argument and result is named by it).
   bool isDefined(std::string_view name) const;
-  /// valueTypeOf(type), or nullopt also when the text has a control character; remembered per
-  /// interned text, as a lowering checks the same few types on every op.
-  std::optional<SchemaValueType> typeClass(const TypeText& type);
+  /// The schema op named `op`; the last few lookups are remembered by the name's address (the
+  /// lowerings pass string literals).
+  const SchemaOp* findOp(std::string_view op);
+  /// The `, layout = ..., packing = ...}` end of a weight's attribute dict (sec. 8), remembered
+  /// per (layout, packing); errors name the attribute.
+  Expected<std::string_view> weightAttrTail(std::string_view layout, const PackingAttr& packing);
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
+  /// uniqueName of a stem that is already normalized.
+  std::string_view nameFor(std::string_view normalizedStem);
+  /// The normalized stem `stem` joins to, in `scratch` when it has to be built.
+  static std::string_view joinedStem(const ResultStem& stem, std::string& scratch);
+  /// The attribute dict of `schema` for `attributes` (sec. 8), from the cache or rendered into
+  /// it; errors are prefixed with `context` (the op and its first result name).
+  Expected<std::string_view> attributeDict(const SchemaOp& schema, Span<const NamedAttr> attributes,
+                                           std::string_view firstStem);
 
   /// The pieces of one op line, copied once into a string of their total size.
   class Pieces {
@@ -153,9 +215,9 @@ private:
     void clear() { m_pieces.clear(), m_size = 0; }
     void add(std::string_view piece) { m_pieces.push_back(piece), m_size += piece.size(); }
     /// `%a, %b`.
-    void names(const std::vector<MlirValue>& values);
+    void names(Span<const MlirValue> values);
     /// `t1, t2`.
-    void types(const std::vector<MlirValue>& values);
+    void types(Span<const MlirValue> values);
     /// The line, copied once into `arena`.
     std::string_view storeIn(StringArena& arena) const;
 
@@ -164,12 +226,34 @@ private:
     std::size_t m_size = 0;
   };
 
-  struct CheckedType {
-    const void* id = nullptr; // TypeText::id() of a valid type text
-    SchemaValueType type{};
+  struct FoundOp {
+    const char* name = nullptr;
+    std::size_t size = 0;
+    const SchemaOp* op = nullptr;
   };
-  std::array<CheckedType, 16> m_checkedTypes{}; // typeClass's cache, indexed by id bits
-  StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem
+  std::array<FoundOp, 16> m_foundOps{}; // findOp's cache, indexed by name address bits
+  struct HandedOut {
+    const char* data = nullptr;
+    std::size_t size = 0;
+  };
+  std::array<HandedOut, 64> m_handedOut{}; // recent nameFor results by address, for isDefined
+  struct WeightTail {
+    std::string layout;
+    PackingAttr packing;
+    std::string text;
+  };
+  std::vector<WeightTail> m_weightTails; // weightAttrTail's texts (a handful per module)
+  /// The last attribute dict rendered for an op, by schema op: lowerings repeat the same
+  /// attributes (every ReLU, every 3×3×3 conv), and comparing them costs less than printing.
+  struct AttrCache {
+    const SchemaOp* op = nullptr;
+    std::vector<NamedAttr> attributes;
+    std::string text;
+  };
+  std::array<AttrCache, 16> m_attrCache;
+  std::array<std::string, kMaxResultStems> m_stemScratch; // joined/normalized stems of one op
+  StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem (keys: count-0 names)
+  StringArena m_names;                 // names with a counter suffix (`add1`), returned names
   std::string m_attrScratch;           // the attribute dict of the op being added
   Pieces m_pieces;                     // the line of the op being added
   StringArena m_lines;                 // every EmittedOp::text (one heap block per 64 KiB of text)

@@ -7,15 +7,25 @@
 namespace lattice {
 namespace {
 
-bool isAlnumOrUnderscore(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
+/// Which bytes a sanitiser keeps: `[0-9A-Za-z_]`, plus `.` for keys.
+struct KeptBytes {
+  bool keep[256] = {};
+  constexpr explicit KeptBytes(bool dot) {
+    for (int c = 0; c < 256; ++c)
+      keep[c] = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+                (dot && c == '.');
+  }
+  bool operator()(char c) const { return keep[static_cast<unsigned char>(c)]; }
+};
+constexpr KeptBytes kValueBytes(false);
+constexpr KeptBytes kKeyBytes(true);
 
 // Replaces every run of bytes not accepted by `keep` with one `_`, then strips `chars` from both
-// ends (Python's re.sub(...).strip(chars)). One pass into one buffer.
-template <typename Keep> std::string collapseAndStrip(std::string_view text, Keep keep, std::string_view chars) {
-  std::string out(text.size(), '\0');
-  char* w = out.data();
+// ends (Python's re.sub(...).strip(chars)), into `out` (its capacity is reused). One pass.
+void collapseAndStrip(std::string& out, std::string_view text, const KeptBytes& keep, std::string_view chars) {
+  out.resize(text.size());
+  char* const begin = out.data();
+  char* w = begin;
   bool inRun = false;
   for (char c : text) {
     if (keep(c)) {
@@ -26,33 +36,42 @@ template <typename Keep> std::string collapseAndStrip(std::string_view text, Kee
       inRun = true;
     }
   }
-  const std::string_view collapsed(out.data(), static_cast<std::size_t>(w - out.data()));
-  const std::size_t begin = collapsed.find_first_not_of(chars);
-  if (begin == std::string_view::npos) return {};
+  const std::string_view collapsed(begin, static_cast<std::size_t>(w - begin));
+  const std::size_t first = collapsed.find_first_not_of(chars);
+  if (first == std::string_view::npos) {
+    out.clear();
+    return;
+  }
   const std::size_t end = collapsed.find_last_not_of(chars) + 1;
   out.resize(end);
-  out.erase(0, begin);
-  return out;
+  if (first > 0) out.erase(0, first);
 }
 
 } // namespace
 
+void assignSafeValueName(std::string& out, std::string_view name) {
+  collapseAndStrip(out, name, kValueBytes, "_");
+  if (out.empty()) out = "value";
+  else if (out.front() >= '0' && out.front() <= '9') out.insert(0, "v_");
+}
+
 std::string safeValueName(std::string_view name) {
-  std::string out = collapseAndStrip(name, isAlnumOrUnderscore, "_");
-  if (out.empty()) return "value";
-  if (out.front() >= '0' && out.front() <= '9') out.insert(0, "v_");
+  std::string out;
+  assignSafeValueName(out, name);
   return out;
 }
 
 std::string safeKey(std::string_view name) {
-  std::string out =
-      collapseAndStrip(name, [](char c) { return isAlnumOrUnderscore(c) || c == '.'; }, "._");
+  std::string out;
+  collapseAndStrip(out, name, kKeyBytes, "._");
   return out.empty() ? std::string("layer") : out;
 }
 
 std::string weightStorageKey(std::string_view moduleName, std::string_view parameter) {
-  std::string key = safeKey(moduleName);
-  key.reserve(key.size() + 1 + parameter.size());
+  std::string key;
+  key.reserve(moduleName.size() + 1 + parameter.size());
+  collapseAndStrip(key, moduleName, kKeyBytes, "._");
+  if (key.empty()) key = "layer";
   key += '.';
   key += parameter;
   return key;

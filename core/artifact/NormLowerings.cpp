@@ -28,19 +28,18 @@ int64_t normalizedChannels(ModuleCall& c, const char* label) {
 
 /// Emits the dense feature op `opName` on `in.features` with `weights` as extra operands and
 /// finishes the pattern.
-ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName,
-                           const FeatureInput& in, const char* opName, std::vector<MlirValue> weights,
-                           std::vector<NamedAttr> attrs, int64_t channels, const std::string& dtype) {
-  OpRecord op;
-  op.op = opName;
-  op.operands.reserve(1 + weights.size());
-  op.operands.push_back(in.features);
-  for (MlirValue& w : weights)
-    op.operands.push_back(std::move(w));
-  op.attributes = std::move(attrs);
-  op.resultStems = movedList<std::string>(safeName + "_features");
-  op.resultTypes = movedList<TypeText>(featureTensorType(channels, dtype));
-  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
+/// `weights` are the op's operands after the features.
+template <std::size_t N>
+ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName, const FeatureInput& in,
+                           const char* opName, const std::array<MlirValue, N>& weights, double eps,
+                           int64_t channels, const std::string& dtype) {
+  std::array<MlirValue, N + 1> operands;
+  operands[0] = in.features;
+  std::copy(weights.begin(), weights.end(), operands.begin() + 1);
+  const NamedAttr attributes[] = {{"eps", eps}};
+  const ResultStem stems[] = {{safeName, "_features"}};
+  const TypeText types[] = {featureTensorType(channels, dtype)};
+  const MlirValue out = must(b.emitOp({opName, operands, {}, attributes, stems, types})).front();
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
 
@@ -52,28 +51,24 @@ ArtifactValuePtr activationModule(ModuleCall& c, const char* kind, const Activat
 
 FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
                                const ArtifactValuePtr& input) {
-  if (!input->isSparse()) return {{input->name(), input->type()}, nullptr};
-  OpRecord op;
-  op.op = "sparse.decompose";
-  op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
-  op.resultStems = movedList<std::string>("", safeName + "_features_in", safeName + "_active");
-  op.resultTypes = movedList<TypeText>(coordsTensorType(), featureTensorType(input->channels(), b.inputDtype()),
-                                       activeTensorType());
-  const std::vector<MlirValue> results = must(b.emitOp(std::move(op)));
-  return {results[1], input};
+  if (!input->isSparse()) return {{input->name(), input->type()}, nullptr, input};
+  const MlirValue operands[] = {{input->name(), input->type()}};
+  const ResultStem stems[] = {{}, {safeName, "_features_in"}, {safeName, "_active"}};
+  const TypeText types[] = {coordsTensorType(), featureTensorType(input->channels(), b.inputDtype()),
+                            activeTensorType()};
+  const OpResults results = must(b.emitOp({"sparse.decompose", operands, {}, {}, stems, types}));
+  return {results[1], input, input};
 }
 
 ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
                                 const FeatureInput& in, const MlirValue& featuresOut,
                                 std::optional<int64_t> channels, const std::string& dtype) {
   if (!in.sparse) return TorchLatticeArtifactBuilder::makeValue(featuresOut, Kind::Dense, channels, dtype);
-  OpRecord op;
-  op.op = "sparse.with_features";
-  op.operands = movedList<MlirValue>(MlirValue{in.sparse->name(), in.sparse->type()}, featuresOut);
-  op.resultStems = movedList<std::string>(safeName);
-  op.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
-  MlirValue out = std::move(must(b.emitOp(std::move(op))).front());
-  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, channels, dtype);
+  const MlirValue operands[] = {{in.sparse->name(), in.sparse->type()}, featuresOut};
+  const ResultStem stems[] = {safeName};
+  const TypeText types[] = {sparseTensorType(dtype)};
+  const OpResults out = must(b.emitOp({"sparse.with_features", operands, {}, {}, stems, types}));
+  return TorchLatticeArtifactBuilder::makeValue(out.front(), Kind::Sparse, channels, dtype);
 }
 
 ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
@@ -98,9 +93,7 @@ ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
   if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
   MlirValue meanW = c.weight("running_mean", *mean, "channel", "channel_c");
   MlirValue varW = c.weight("running_var", *var, "channel", "channel_c");
-  return featureOp(c.builder, s, in, "batch_norm",
-                   movedList<MlirValue>(std::move(scale), std::move(bias), std::move(meanW), std::move(varW)),
-                   movedList<NamedAttr>(NamedAttr{"eps", eps}), channels, dtype);
+  return featureOp<4>(c.builder, s, in, "batch_norm", {scale, bias, meanW, varW}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
@@ -117,7 +110,7 @@ ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
                "channel_c");
   const MlirValue bias = c.weight(
       "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
-  return featureOp(c.builder, s, in, "layer_norm", {scale, bias}, {{"eps", eps}}, channels, dtype);
+  return featureOp<2>(c.builder, s, in, "layer_norm", {scale, bias}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
@@ -132,7 +125,7 @@ ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
   const MlirValue scale =
       c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
                "channel_c");
-  return featureOp(c.builder, s, in, "rms_norm", {scale}, {{"eps", eps}}, channels, dtype);
+  return featureOp<1>(c.builder, s, in, "rms_norm", {scale}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerReLU(ModuleCall& c) {
@@ -181,15 +174,15 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
     if (!input) input = lowering::must(current());
     const std::string s = safeValueName(name);
     const lowering::FeatureInput in = lowering::decomposeFeatures(*this, s, input);
-    OpRecord op;
-    op.op = "activation";
-    op.operands = movedList<MlirValue>(in.features);
-    op.attributes = movedList<NamedAttr>(NamedAttr{"kind", kind}, NamedAttr{"approximate", params.approximate},
-                                         NamedAttr{"alpha", params.alpha}, NamedAttr{"beta", params.beta},
-                                         NamedAttr{"threshold", params.threshold});
-    op.resultStems = movedList<std::string>(s + "_features");
-    op.resultTypes = movedList<TypeText>(featureTensorType(input->channels(), inputDtype()));
-    MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
+    const MlirValue operands[] = {in.features};
+    const NamedAttr attributes[] = {{"kind", kind},
+                                    {"approximate", params.approximate},
+                                    {"alpha", params.alpha},
+                                    {"beta", params.beta},
+                                    {"threshold", params.threshold}};
+    const ResultStem stems[] = {{s, "_features"}};
+    const TypeText types[] = {featureTensorType(input->channels(), inputDtype())};
+    const MlirValue out = lowering::must(emitOp({"activation", operands, {}, attributes, stems, types})).front();
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

@@ -11,6 +11,7 @@
 #include "artifact/WeightPacking.h"
 #include "tensor/DType.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace lattice {
@@ -68,8 +69,8 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& 
   return v;
 }
 
-Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& record) {
-  Expected<std::vector<MlirValue>> results = m_writer.addOp(std::move(record));
+Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpSpec& op) {
+  Expected<OpResults> results = m_writer.addOp(op);
   if (!results) return results;
   OpProvenance p;
   p.kind = OpProvenance::Kind::Op;
@@ -80,15 +81,27 @@ Expected<std::vector<MlirValue>> TorchLatticeArtifactBuilder::emitOp(OpRecord&& 
   return results;
 }
 
-ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
-                                                        std::optional<int64_t> channels, std::string dtype) {
-  return std::make_shared<const ArtifactValue>(kind, v.name, v.type, channels, std::move(dtype));
+Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpRecord& record) {
+  const std::vector<ResultStem> stems(record.resultStems.begin(), record.resultStems.end());
+  return emitOp({record.op, record.operands, record.symbol, record.attributes, stems, record.resultTypes});
 }
 
-ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(MlirValue&& v, ArtifactValue::Kind kind,
+ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
                                                         std::optional<int64_t> channels, std::string dtype) {
-  return std::make_shared<const ArtifactValue>(kind, std::move(v.name), std::move(v.type), channels,
-                                               std::move(dtype));
+  return std::make_shared<const ArtifactValue>(kind, std::string(v.name), v.type, channels, std::move(dtype));
+}
+
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseMake(const MlirValue (&parts)[3], std::string_view name,
+                                                                  const std::array<int64_t, 3>& stride,
+                                                                  std::optional<int64_t> channels,
+                                                                  const std::string& dtype) {
+  const NamedAttr attributes[] = {{"stride", I64Array(stride.begin(), stride.end())},
+                                  {"coord_order", std::string("batch_x_y_z")}};
+  const ResultStem stems[] = {name};
+  const TypeText types[] = {sparseTensorType(dtype)};
+  Expected<OpResults> results = emitOp({"sparse.make", parts, {}, attributes, stems, types});
+  if (!results) return results.error();
+  return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, dtype);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
@@ -100,16 +113,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   if (!features) return features.error();
   Expected<MlirValue> active = addArgument("active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
-  OpRecord make;
-  make.op = "sparse.make";
-  make.operands = movedList<MlirValue>(*coords, *features, *active);
-  make.attributes = {{"stride", I64Array(m_inputStride.begin(), m_inputStride.end())},
-                     {"coord_order", std::string("batch_x_y_z")}};
-  make.resultStems = movedList<std::string>(m_options.inputName);
-  make.resultTypes = movedList<TypeText>(sparseTensorType(dtype));
-  Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
-  if (!results) return results.error();
-  return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, std::nullopt, dtype);
+  return sparseMake({*coords, *features, *active}, m_options.inputName, m_inputStride, std::nullopt, dtype);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std::string& name,
@@ -125,16 +129,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
   if (!features) return features.error();
   Expected<MlirValue> active = addArgument(s + "_active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
-  OpRecord make;
-  make.op = "sparse.make";
-  make.operands = movedList<MlirValue>(*coords, *features, *active);
-  make.attributes = {{"stride", I64Array(stride.begin(), stride.end())},
-                     {"coord_order", std::string("batch_x_y_z")}};
-  make.resultStems = movedList<std::string>(s);
-  make.resultTypes = movedList<TypeText>(sparseTensorType(d));
-  Expected<std::vector<MlirValue>> results = emitOp(std::move(make));
-  if (!results) return results.error();
-  return makeValue(std::move(results->front()), ArtifactValue::Kind::Sparse, channels, d);
+  return sparseMake({*coords, *features, *active}, s, stride, channels, d);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::denseArgument(const std::string& name,
@@ -192,7 +187,17 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
                                                                 const TensorData& tensor,
                                                                 const std::string& family,
                                                                 const std::string& layout) {
-  std::string key = weightStorageKey(moduleName, parameter);
+  // A module registers its parameters one after another: its key stem is sanitised once.
+  if (moduleName != m_weightModule || m_weightKeyStem.empty()) {
+    m_weightModule = moduleName;
+    m_weightKeyStem = safeKey(moduleName);
+    m_weightSymbolStem = safeValueName(m_weightKeyStem);
+  }
+  std::string key;
+  key.reserve(m_weightKeyStem.size() + 1 + parameter.size());
+  key += m_weightKeyStem;
+  key += '.';
+  key += parameter;
   if (m_weightIndex.contains(key)) return makeError("duplicate exported weight key: " + key);
   {
     const std::size_t plain = key.size();
@@ -216,8 +221,22 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
   }
 
-  Expected<MlirValue> result =
-      m_writer.addWeight(safeValueName(key), key, layout, packing, weightType(family, *dtype));
+  // safeValueName(key): the key stem starts and ends with [0-9A-Za-z] (safeKey strips `.` and
+  // `_`), so for a parameter of [0-9A-Za-z_] that does not end in `_` the symbol is the stem's
+  // symbol, `_` (the `.`), and the parameter.
+  const bool plainParameter = !parameter.empty() && parameter.back() != '_' &&
+                              std::all_of(parameter.begin(), parameter.end(), [](char c) {
+                                return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                                       c == '_';
+                              });
+  if (plainParameter) {
+    m_symbolScratch.assign(m_weightSymbolStem);
+    m_symbolScratch += '_';
+    m_symbolScratch += parameter;
+  } else {
+    assignSafeValueName(m_symbolScratch, key);
+  }
+  Expected<MlirValue> result = m_writer.addWeight(m_symbolScratch, key, layout, packing, weightType(family, *dtype));
   if (!result) return result.error();
   OpProvenance& record = m_provenance.emplace_back();
   record.kind = OpProvenance::Kind::Op;
@@ -302,7 +321,8 @@ std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const
 }
 
 std::vector<std::string> TorchLatticeArtifactBuilder::resultsOf(const OpProvenance& record) const {
-  if (record.kind == OpProvenance::Kind::Argument) return {m_writer.arguments()[record.index].value.name};
+  if (record.kind == OpProvenance::Kind::Argument)
+    return {std::string(m_writer.arguments()[record.index].value.name)};
   // The op line starts with its results: "%a, %b = lattice.…" (SSA names hold no ' ' or ',').
   const std::string_view text = m_writer.ops()[record.index].text;
   const std::string_view names = text.substr(0, text.find(" = lattice."));

@@ -229,12 +229,11 @@ public:
                                      const TensorData& tensor, const std::string& family,
                                      const std::string& layout);
   /// Emits one op through the writer and records its provenance under the current node.
-  Expected<std::vector<MlirValue>> emitOp(OpRecord&& record);
+  Expected<OpResults> emitOp(const OpSpec& op);
+  /// emitOp for the owning description (ops that are rare enough not to matter).
+  Expected<OpResults> emitOp(const OpRecord& record);
   /// Wraps an emitted single-result op as an ArtifactValue.
   static ArtifactValuePtr makeValue(const MlirValue& v, ArtifactValue::Kind kind,
-                                    std::optional<int64_t> channels, std::string dtype);
-  /// makeValue that takes the name and type instead of copying them.
-  static ArtifactValuePtr makeValue(MlirValue&& v, ArtifactValue::Kind kind,
                                     std::optional<int64_t> channels, std::string dtype);
 
   // --- outputs (§5.10) -----------------------------------------------------------------------
@@ -286,6 +285,10 @@ private:
   TorchLatticeArtifactBuilder() = default;
 
   Expected<MlirValue> addArgument(const std::string& name, TypeText type, std::string role);
+  /// The `sparse.make` of §5.2/§5.3 over (coords, features, active), named `name`.
+  Expected<ArtifactValuePtr> sparseMake(const MlirValue (&parts)[3], std::string_view name,
+                                        const std::array<int64_t, 3>& stride, std::optional<int64_t> channels,
+                                        const std::string& dtype);
 
   ArtifactBuilderOptions m_options;
   std::array<int64_t, 3> m_inputStride{1, 1, 1};
@@ -300,6 +303,10 @@ private:
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)
   std::vector<OpProvenance> m_provenance;
+  std::string m_symbolScratch; // registerWeight's symbol (its capacity is reused)
+  std::string m_weightModule;  // the module registerWeight saw last, and its safeKey
+  std::string m_weightKeyStem;
+  std::string m_weightSymbolStem; // safeValueName(m_weightKeyStem)
 };
 
 } // namespace lattice

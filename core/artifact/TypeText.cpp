@@ -3,7 +3,11 @@
 
 #include "artifact/TypeText.h"
 
+#include "artifact/DialectSchema.h"
+#include "artifact/MlirTypes.h"
 #include "support/StringMap.h"
+
+#include <algorithm>
 
 #include <mutex>
 #include <ostream>
@@ -14,7 +18,7 @@ namespace {
 
 struct InternTable {
   std::mutex mutex;
-  StringMap<const std::string*> texts;
+  StringMap<const TypeText::Entry*> texts;
 };
 
 InternTable& table() {
@@ -22,25 +26,39 @@ InternTable& table() {
   return *t;
 }
 
-const std::string* emptyText() {
-  static const std::string* const empty = new std::string;
+const TypeText::Entry* emptyText() {
+  static const TypeText::Entry* const empty = new TypeText::Entry{std::string(), -1};
   return empty;
+}
+
+int classify(std::string_view text) {
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+  const std::optional<SchemaValueType> type = valueTypeOf(text);
+  return control || !type ? -1 : static_cast<int>(*type);
 }
 
 } // namespace
 
-TypeText::TypeText() : m_text(emptyText()) {}
+TypeText::TypeText() : m_entry(emptyText()) {}
 
 TypeText::TypeText(std::string_view text) {
   if (text.empty()) {
-    m_text = emptyText();
+    m_entry = emptyText();
     return;
   }
   InternTable& t = table();
   const std::lock_guard<std::mutex> lock(t.mutex);
-  const std::string*& slot = t.texts[text];
-  if (!slot) slot = new std::string(text);
-  m_text = slot;
+  const Entry*& slot = t.texts[text];
+  if (!slot) slot = new Entry{std::string(text), classify(text)};
+  m_entry = slot;
+}
+
+std::optional<SchemaValueType> TypeText::valueType() const {
+  if (m_entry->valueType < 0) return std::nullopt;
+  return static_cast<SchemaValueType>(m_entry->valueType);
 }
 
 std::string operator+(const std::string& a, const TypeText& b) { return a + b.str(); }

@@ -19,10 +19,13 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace lattice {
+
+enum class SchemaValueType; // DialectSchema.h
 
 class TypeText {
 public:
@@ -32,20 +35,25 @@ public:
   TypeText(const std::string& text) : TypeText(std::string_view(text)) {}
   TypeText(const char* text) : TypeText(std::string_view(text)) {}
 
-  const std::string& str() const { return *m_text; }
-  std::string_view view() const { return *m_text; }
-  operator const std::string&() const { return *m_text; }
-  operator std::string_view() const { return *m_text; }
+  const std::string& str() const { return m_entry->text; }
+  std::string_view view() const { return m_entry->text; }
+  operator const std::string&() const { return m_entry->text; }
+  operator std::string_view() const { return m_entry->text; }
 
-  std::size_t size() const { return m_text->size(); }
-  bool empty() const { return m_text->empty(); }
-  const char* data() const { return m_text->data(); }
-  const char* c_str() const { return m_text->c_str(); }
+  std::size_t size() const { return m_entry->text.size(); }
+  bool empty() const { return m_entry->text.empty(); }
+  const char* data() const { return m_entry->text.data(); }
+  const char* c_str() const { return m_entry->text.c_str(); }
   /// Equal for equal texts and only for them (the interned copy's address), for caches.
-  const void* id() const { return m_text; }
+  const void* id() const { return m_entry; }
 
-  friend bool operator==(const TypeText& a, const TypeText& b) { return a.m_text == b.m_text; }
-  friend bool operator!=(const TypeText& a, const TypeText& b) { return a.m_text != b.m_text; }
+  /// The schema value type the text spells (`valueTypeOf`), or nullopt for any other text and for
+  /// a text with a control character (which no MLIR type may hold). Worked out once per text,
+  /// when it is interned.
+  std::optional<SchemaValueType> valueType() const;
+
+  friend bool operator==(const TypeText& a, const TypeText& b) { return a.m_entry == b.m_entry; }
+  friend bool operator!=(const TypeText& a, const TypeText& b) { return a.m_entry != b.m_entry; }
   friend bool operator==(const TypeText& a, std::string_view b) { return a.view() == b; }
   friend bool operator==(std::string_view a, const TypeText& b) { return a == b.view(); }
   friend bool operator==(const TypeText& a, const std::string& b) { return a.view() == b; }
@@ -58,8 +66,14 @@ public:
   /// Orders by text (not by address), so sorted output does not depend on interning order.
   friend bool operator<(const TypeText& a, const TypeText& b) { return a.view() < b.view(); }
 
+  /// One interned text (never freed).
+  struct Entry {
+    std::string text;
+    int valueType; // a SchemaValueType, or -1
+  };
+
 private:
-  const std::string* m_text;
+  const Entry* m_entry;
 };
 
 /// `text + type` / `type + text` for messages.

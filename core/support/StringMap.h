@@ -92,6 +92,20 @@ public:
   /// Inserts (key, value) unless the key is present; returns the stored value (valid until the
   /// next insertion) and whether it was inserted.
   std::pair<V*, bool> insert(std::string_view key, V value) {
+    const Slot slot = insertWithKey(key, std::move(value));
+    return {slot.value, slot.inserted};
+  }
+
+  /// What insertWithKey answers: the stored key (a view of the map's own copy, valid until
+  /// clear() or destruction, also across insertions and moves), the value (valid until the next
+  /// insertion) and whether it was inserted.
+  struct Slot {
+    std::string_view key;
+    V* value;
+    bool inserted;
+  };
+  /// insert() that also answers the stored copy of the key.
+  Slot insertWithKey(std::string_view key, V value) {
     if ((m_entries.size() + 1) * 2 > m_index.size()) grow();
     const std::uint64_t h = stringMapHash(key);
     const std::uint64_t tag = h & kTagMask;
@@ -101,13 +115,13 @@ public:
       if (slot == 0) break;
       if ((slot & kTagMask) == tag) {
         Entry& e = m_entries[(slot & ~kTagMask) - 1];
-        if (e.key() == key) return {&e.value, false};
+        if (e.key() == key) return {e.key(), &e.value, false};
       }
     }
     const std::string_view stored = m_keys.store(key);
     m_entries.push_back(Entry{stored.data(), stored.size(), h, std::move(value)});
     m_index[i] = tag | m_entries.size();
-    return {&m_entries.back().value, true};
+    return {stored, &m_entries.back().value, true};
   }
 
   void clear() {

@@ -86,6 +86,7 @@ private Q_SLOTS:
   void defaultInput();
   void arguments();
   void duplicateWeightKeys();
+  void weightSymbolsFollowTheSanitiser();
   void quantizedWeights();
   void outputs();
   void provenance();
@@ -312,6 +313,41 @@ void TestBuilderNames::duplicateWeightKeys() {
   for (const NamedTensor& t : b.weights())
     keys.push_back(t.key);
   QCOMPARE(keys, (std::vector<std::string>{"stem.weight", "stem.bias", "a.b.weight", "a_b.weight"}));
+}
+
+void TestBuilderNames::weightSymbolsFollowTheSanitiser() {
+  // registerWeight derives a weight's symbol from the module's sanitised stem and the parameter
+  // where it can; whatever the names, the symbol (and the SSA stem) must be §5.6's
+  // safeValueName(safeKey(module) + "." + parameter), and the storage key weightStorageKey's.
+  const std::vector<std::string> modules = {"stem", "0", "0.1.main.0", "my-layer/conv", ".a..b.", "__init__",
+                                            "_private.x_", "", "...", "1abc", "h\xc3\xa9llo", "A.B-C"};
+  const std::vector<std::string> parameters = {"weight", "bias", "running_mean", "w_", "_x", "a.b",
+                                               "",       "x-y",  "9",            "__", "b2"};
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
+  std::size_t checked = 0;
+  for (std::size_t m = 0; m < modules.size(); ++m) {
+    for (const std::string& parameter : parameters) {
+      // A distinct module per case keeps storage keys apart; the suffix is a plain path part.
+      const std::string module = modules[m] + ".m" + std::to_string(checked);
+      Expected<MlirValue> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
+      QVERIFY2(w.ok(), w.ok() ? "" : w.message().c_str());
+      const std::string key = weightStorageKey(module, parameter);
+      const std::string symbol = safeValueName(key);
+      const std::string line(b.writer().ops().back().text);
+      QVERIFY2(line.find(" = lattice.weight @" + symbol + " {storage_key = \"" + key + "\"") != std::string::npos,
+               line.c_str());
+      QVERIFY(w->name.substr(0, symbol.size()) == symbol);
+      QCOMPARE(b.weights().back().key, key);
+      ++checked;
+    }
+  }
+  // The same module twice in a row, then another, then the first again (the stem is per module).
+  for (const std::string& module : {"x.y", "x.y", "z-z", "x.y"}) {
+    const std::string parameter = "p" + std::to_string(checked++);
+    Expected<MlirValue> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
+    QVERIFY(w.ok());
+    QCOMPARE(std::string(w->name), safeValueName(weightStorageKey(module, parameter)));
+  }
 }
 
 void TestBuilderNames::quantizedWeights() {

@@ -65,6 +65,7 @@ private Q_SLOTS:
   void weightShortcutMatchesAddOp();
   void nameGrammarsMatchRegex();
   void typeChecksAreRememberedPerText();
+  void attributeTextFollowsEachOpsValues();
   void linearTimeForManyOps();
 };
 
@@ -552,6 +553,54 @@ void TestMlirWriter::typeChecksAreRememberedPerText() {
   QVERIFY(!w.addArgument("y", "memref<4xf32>"));
   QVERIFY(w.addArgument("y", featureTensorType(3, "f32")));
   QCOMPARE(w.arguments().size(), std::size_t(41));
+}
+
+void TestMlirWriter::attributeTextFollowsEachOpsValues() {
+  // The writer keeps the last attribute text per op; a repeated op must still print its own
+  // values: -0.0 and 0.0 are equal doubles but different f64 reprs (sec. 5.2), 1 and 1.0 are
+  // different alternatives, and a bad value after a good one is still refused.
+  MlirModuleWriter w;
+  const Expected<MlirValue> points = w.addArgument("points", "tensor<?x3xf32>");
+  const Expected<MlirValue> features = w.addArgument("features", "tensor<?x4xf32>");
+  const Expected<MlirValue> batch = w.addArgument("batch", "tensor<?xi32>");
+  const Expected<MlirValue> rows = w.addArgument("rows", "tensor<1xi32>");
+  QVERIFY(points && features && batch && rows);
+  const auto voxelize = [&](AttrValue origin, AttrValue voxelSize) {
+    OpRecord r;
+    r.op = "voxelize";
+    r.operands = {*points, *features, *batch, *rows};
+    r.attributes = {{"voxel_size", std::move(voxelSize)}, {"origin", std::move(origin)}, {"reduction", "mean"},
+                    {"stride", I64Array{1, 1, 1}}};
+    r.resultStems = {"v"};
+    r.resultTypes = {sparseTensorType("f32")};
+    return w.addOp(r);
+  };
+  const auto lastLine = [&] { return std::string(w.ops().back().text); };
+  QVERIFY(voxelize(F64Array{0.0, 0.0, 0.0}, 0.5));
+  QVERIFY(lastLine().find("origin = array<f64: 0.0, 0.0, 0.0>") != std::string::npos);
+  QVERIFY(voxelize(F64Array{-0.0, 0.0, 0.0}, 0.5));
+  QVERIFY(lastLine().find("origin = array<f64: -0.0, 0.0, 0.0>") != std::string::npos);
+  QVERIFY(voxelize(F64Array{0.0, 0.0, 0.0}, 0.5));
+  QVERIFY(lastLine().find("origin = array<f64: 0.0, 0.0, 0.0>") != std::string::npos);
+  QVERIFY(voxelize(F64Array{0.0, 0.0, 0.0}, std::int64_t(2)));
+  QVERIFY(lastLine().find("voxel_size = array<f64: 2.0, 2.0, 2.0>") != std::string::npos);
+  QVERIFY(voxelize(F64Array{0.0, 0.0, 0.0}, 0.25));
+  QVERIFY(lastLine().find("voxel_size = array<f64: 0.25, 0.25, 0.25>") != std::string::npos);
+  const std::size_t ops = w.opCount();
+  const Expected<std::vector<MlirValue>> bad = voxelize(F64Array{0.0, 0.0, 0.0}, std::nan(""));
+  QVERIFY(!bad);
+  QCOMPARE(w.opCount(), ops);
+
+  Expected<MlirValue> dense = w.addArgument("dense", "tensor<?x4xf32>");
+  QVERIFY(dense);
+  QVERIFY(w.addOp(activationRecord(*dense, "act")));
+  OpRecord unknownKind = activationRecord(*dense, "act");
+  unknownKind.attributes[0].value = std::string("swish");
+  QVERIFY(!w.addOp(unknownKind));
+  OpRecord leaky = activationRecord(*dense, "act");
+  leaky.attributes[2].value = 0.2;
+  QVERIFY(w.addOp(leaky));
+  QVERIFY(lastLine().find("alpha = 0.2 : f32") != std::string::npos);
 }
 
 #include "tst_mlir_writer.moc"

@@ -159,7 +159,7 @@ void TestMlirWriterConformance::compareWithExpected(const Rebuild& rebuilt, cons
   for (std::size_t i = 0; i < rebuilt.writer.arguments().size(); ++i) {
     QVERIFY(expectedLines.at(int(rebuilt.writer.argumentLine(i)) - 1)
                 .startsWith(QStringLiteral("    %") +
-                            QString::fromStdString(rebuilt.writer.arguments()[i].value.name)));
+                            QString::fromStdString(std::string(rebuilt.writer.arguments()[i].value.name))));
   }
   QVERIFY(expectedLines.at(int(rebuilt.writer.returnLine()) - 1).startsWith(QStringLiteral("    return ")));
 }
