@@ -45,14 +45,13 @@ void Graph::NodeMemory::do_deallocate(void* p, std::size_t bytes, std::size_t al
   m_free = new (p) FreeBlock{m_free};
 }
 
-Node* Graph::insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs) {
+Node* Graph::insert(Op op, std::string target, ValueList args, Kwargs kwargs) {
   const bool atEnd = m_insertBefore == nullptr;
   const auto pos = atEnd ? m_nodes.end() : m_insertBefore->m_self;
-  auto it = m_nodes.emplace(pos, Node::Key(), this, std::move(name), op, std::move(target), std::move(args),
+  auto it = m_nodes.emplace(pos, Node::Key(), this, std::string(), op, std::move(target), std::move(args),
                             std::move(kwargs));
   Node* node = &*it;
   node->m_self = it;
-  m_byName.insert(node->m_name, node);
   if (atEnd && !m_indexDirty)
     node->m_index = m_nodes.size() - 1;
   else
@@ -62,15 +61,30 @@ Node* Graph::insert(std::string name, Op op, std::string target, ValueList args,
 }
 
 Node* Graph::createNode(Op op, std::string target, ValueList args, Kwargs kwargs, std::string name) {
-  std::string unique = m_namespace.createName(name.empty() ? candidateName(op, target) : std::move(name));
-  return insert(std::move(unique), op, std::move(target), std::move(args), std::move(kwargs));
+  std::string candidate = name.empty() ? candidateName(op, target) : std::move(name);
+  // Inserted first so that naming can record the node; a failure to name takes it out again.
+  Node* node = insert(op, std::move(target), std::move(args), std::move(kwargs));
+  try {
+    node->m_name = m_namespace.createName(std::move(candidate), node);
+  } catch (...) {
+    eraseNode(node); // a new node has no users
+    throw;
+  }
+  return node;
 }
 
 Node* Graph::createNodeNamed(Op op, std::string target, ValueList args, Kwargs kwargs,
                              const std::string& name) {
-  if (name.empty() || m_namespace.isUsed(name) || m_byName.contains(name)) return nullptr;
-  m_namespace.reserve(name);
-  return insert(name, op, std::move(target), std::move(args), std::move(kwargs));
+  if (name.empty() || m_namespace.isUsed(name)) return nullptr;
+  Node* node = insert(op, std::move(target), std::move(args), std::move(kwargs));
+  try {
+    node->m_name = name;
+    m_namespace.reserve(name, node);
+  } catch (...) {
+    eraseNode(node);
+    throw;
+  }
+  return node;
 }
 
 Node* Graph::placeholder(std::string name, std::optional<Value> defaultValue) {
@@ -106,15 +120,14 @@ bool Graph::eraseNode(Node* node) {
   node->unlinkInputs();
   if (m_insertBefore == node) m_insertBefore = node->next();
   const bool wasLast = std::next(node->m_self) == m_nodes.end();
-  *m_byName.find(node->m_name) = nullptr; // torch.fx keeps the name reserved in the namespace too
+  m_namespace.release(node->m_name); // torch.fx keeps the name reserved
   m_nodes.erase(node->m_self);
   if (!wasLast) m_indexDirty = true;
   return true;
 }
 
 Node* Graph::findNode(const std::string& name) const {
-  Node* const* node = m_byName.find(name);
-  return node ? *node : nullptr;
+  return m_namespace.owner(name);
 }
 
 Node* Graph::outputNode() const {
@@ -133,8 +146,7 @@ void Graph::renumber() const {
 Status Graph::lint() const {
   renumber();
   auto quoted = [](const std::string& s) { return "'" + s + "'"; };
-  std::size_t named = 0;
-  m_byName.forEach([&named](std::string_view, const Node* node) { named += node != nullptr; });
+  const std::size_t named = m_namespace.ownedCount();
   if (named != m_nodes.size())
     return makeError("graph lint: " + std::to_string(m_nodes.size()) + " nodes but " + std::to_string(named) +
                      " distinct names");

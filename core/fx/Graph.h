@@ -3,14 +3,12 @@
 ///
 /// A traced graph has one node per operation of the model (tens of thousands for a long chain)
 /// and is built and dropped on every open and lowering, so its bookkeeping is allocation-light:
-/// nodes come from a per-graph block pool, and the name index is a StringMap (one arena for the
-/// keys).
+/// nodes come from a per-graph block pool, and the namespace that names them also indexes them by
+/// name (one StringMap, its keys in one arena).
 
 #include "fx/Node.h"
 #include "fx/Namespace.h"
 #include "support/Expected.h"
-
-#include "support/StringMap.h"
 
 #include <cstddef>
 #include <memory>
@@ -112,13 +110,12 @@ private:
   };
 
   void renumber() const;
-  Node* insert(std::string name, Op op, std::string target, ValueList args, Kwargs kwargs);
+  /// Puts a new node, still unnamed, at the insertion point and links it to its producers.
+  Node* insert(Op op, std::string target, ValueList args, Kwargs kwargs);
 
   NodeMemory m_nodeMemory; ///< declared before m_nodes, which uses it
   NodeList m_nodes{&m_nodeMemory};
-  /// Name → node. An erased node's entry stays, as nullptr: its name stays reserved in
-  /// m_namespace (as in torch.fx), so it is never handed out, nor inserted, again.
-  StringMap<Node*> m_byName;
+  /// Names and name → node. An erased node's name is released but stays used (as in torch.fx).
   Namespace m_namespace;
   Node* m_insertBefore = nullptr;
   mutable bool m_indexDirty = false;

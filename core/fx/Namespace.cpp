@@ -1,7 +1,8 @@
 // Implements torch.fx's unique naming: `Graph._target_to_str` (candidateName) and
-// `_Namespace.create_name` with its per-base counter. It does not track objects (torch's `obj`
-// argument is always None for node names), and a numeric suffix too long for 64 bits is kept as
-// part of the base instead of being parsed.
+// `_Namespace.create_name` with its per-base counter. Each name records the node holding it, for
+// the graph's lookup by name; torch's reuse of an object's earlier name is not modelled (its
+// `obj` argument is always None for node names). A numeric suffix too long for 64 bits is kept
+// as part of the base instead of being parsed.
 //
 // Naming runs once per traced node, so it is written to stay cheap: the candidate's buffer is
 // sanitised in place and becomes the name, the suffix is rewritten in place, the reserved
@@ -132,7 +133,7 @@ std::string candidateName(Op op, std::string_view target) {
   return out;
 }
 
-std::string Namespace::createName(std::string name) {
+std::string Namespace::createName(std::string name, Node* owner) {
   // Runs of characters outside [0-9A-Za-z_] become one "_" (in place: never longer).
   std::size_t kept = 0;
   bool inBadRun = false;
@@ -173,7 +174,7 @@ std::string Namespace::createName(std::string name) {
   long long& count = m_baseCount[std::string_view(name).substr(0, baseLength)];
   if (num == 0) num = count;
   // Inserting is the "is it taken" test: it succeeds exactly for the name handed out.
-  while (illegalNames().contains(name) || !m_used.insert(name, true).second) {
+  while (illegalNames().contains(name) || !m_used.insert(name, owner).second) {
     ++num;
     name.resize(baseLength);
     appendSuffix(name, num);
@@ -182,8 +183,14 @@ std::string Namespace::createName(std::string name) {
   return name;
 }
 
-void Namespace::reserve(const std::string& name) {
-  m_used.insert(name, true);
+void Namespace::reserve(const std::string& name, Node* owner) {
+  m_used.insert(name, owner);
+}
+
+std::size_t Namespace::ownedCount() const {
+  std::size_t count = 0;
+  m_used.forEach([&count](std::string_view, const Node* node) { count += node != nullptr; });
+  return count;
 }
 
 } // namespace lattice::fx

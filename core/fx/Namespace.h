@@ -17,20 +17,35 @@ namespace lattice::fx {
 /// lower-case one, all lower-cased).
 std::string candidateName(Op op, std::string_view target);
 
-/// Hands out unique, legal Python identifiers.
+/// Hands out unique, legal Python identifiers, and remembers which node, if any, holds each name
+/// (torch's `_Namespace` likewise maps its names to objects): a graph's name index is its
+/// namespace, so naming a node and indexing it is one hash-map insertion.
 class Namespace {
 public:
   /// Sanitises `candidate` (runs of illegal characters → `_`, leading digit → `_` prefix),
   /// splits a `_<digits>` suffix, and counts up while the name is taken, a Python keyword, a
-  /// Python builtin or one of torch.fx's reserved names. Takes the candidate by value: its
-  /// buffer becomes the returned name.
-  std::string createName(std::string candidate);
-  /// Marks `name` as used (e.g. when copying a graph verbatim).
-  void reserve(const std::string& name);
+  /// Python builtin or one of torch.fx's reserved names. The name is recorded as held by `owner`.
+  /// Takes the candidate by value: its buffer becomes the returned name.
+  std::string createName(std::string candidate, Node* owner = nullptr);
+  /// Marks `name` as used (e.g. when copying a graph verbatim), held by `owner`; no effect on a
+  /// name already used.
+  void reserve(const std::string& name, Node* owner = nullptr);
   bool isUsed(std::string_view name) const { return m_used.contains(name); }
+  /// The node holding `name`; nullptr when the name is free, reserved without a node or released.
+  Node* owner(std::string_view name) const {
+    Node* const* node = m_used.find(name);
+    return node ? *node : nullptr;
+  }
+  /// Forgets the node holding `name`. The name stays used: torch.fx never hands out the name of
+  /// an erased node again.
+  void release(std::string_view name) {
+    if (Node** node = m_used.find(name)) *node = nullptr;
+  }
+  /// How many names are held by a node.
+  std::size_t ownedCount() const;
 
 private:
-  StringMap<bool> m_used;               // a set: every value is true
+  StringMap<Node*> m_used; // every name handed out or reserved → its node (or nullptr)
   StringMap<long long> m_baseCount;
 };
 

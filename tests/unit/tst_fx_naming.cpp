@@ -1,6 +1,6 @@
 // Tests torch.fx's naming rule (fx-archive.md "Tracing an archive" step 4 and torch.fx
-// `_Namespace.create_name` / `Graph._target_to_str`). Expected names are worked out by hand
-// from those rules.
+// `_Namespace.create_name` / `Graph._target_to_str`), and the node a Namespace records for each
+// name. Expected names are worked out by hand from those rules.
 
 #include "fx/Graph.h"
 #include "fx/Namespace.h"
@@ -25,6 +25,7 @@ private Q_SLOTS:
   void reservedNamesAreSkipped();
   void explicitNameIsUniquedNotSnakeCased();
   void counterStaysLinear();
+  void namesRememberTheirNode();
 };
 
 void TestFxNaming::candidate_data() {
@@ -195,6 +196,28 @@ void TestFxNaming::counterStaysLinear() {
     last = ns.createName("add");
   QCOMPARE(last, std::string("add_29999"));
   QVERIFY2(timer.elapsed() < 2000, "naming 30000 nodes took too long");
+}
+
+void TestFxNaming::namesRememberTheirNode() {
+  Graph g;
+  Node* a = g.placeholder("a");
+  Node* b = g.placeholder("b");
+  Namespace ns;
+  QCOMPARE(ns.createName("x", a), std::string("x"));
+  ns.reserve("y", b);
+  ns.reserve("z");
+  QCOMPARE(ns.owner("x"), a);
+  QCOMPARE(ns.owner("y"), b);
+  QVERIFY(ns.owner("z") == nullptr); // reserved without a node
+  QVERIFY(ns.owner("w") == nullptr); // free
+  QCOMPARE(ns.ownedCount(), std::size_t(2));
+  ns.release("x");
+  QVERIFY(ns.owner("x") == nullptr);
+  QVERIFY(ns.isUsed("x")); // released names stay used
+  QCOMPARE(ns.createName("x"), std::string("x_1"));
+  QCOMPARE(ns.ownedCount(), std::size_t(1));
+  ns.reserve("y", a); // already used: unchanged
+  QCOMPARE(ns.owner("y"), b);
 }
 
 QTEST_APPLESS_MAIN(TestFxNaming)
