@@ -82,8 +82,8 @@ private:
 
   /// Memory for the node list's elements, which all have one size: blocks carved from chunks
   /// of growing size, recycled through a free list when nodes are erased, and returned chunk by
-  /// chunk when the graph is destroyed. Allocating or freeing a node is a few
-  /// instructions, where the general pool resources search their pools and chunks each time.
+  /// chunk when the graph is destroyed. Allocating or freeing a node takes a few instructions,
+  /// where the general pool resources search their pools and chunks each time.
   class NodeMemory final : public std::pmr::memory_resource {
   public:
     NodeMemory() = default;

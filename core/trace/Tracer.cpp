@@ -9,8 +9,9 @@
 //
 // Tracing runs on every open and every lowering, so the walk avoids per-node heap traffic that
 // does not end up in the traced graph: each frame's inner-node → value map is a small
-// open-addressing table whose storage is kept for the next frame at the same depth, leaf paths
-// are moved into their nodes, and the recursion check compares module pointers.
+// open-addressing table whose storage is kept for the next frame at the same depth, one argument
+// binder (and its buffers) serves every inlined call, leaf paths are moved into their nodes, and
+// the recursion check compares module pointers.
 //
 // Deliberately not here: the lattice leaf policy (LatticeTracer.cpp) and any validation of the
 // one-level graphs beyond what the walk needs (the archive reader and Graph::lint do that). The
