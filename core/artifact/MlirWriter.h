@@ -34,6 +34,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cstring>
+#include <new>
+#include <type_traits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,19 +77,30 @@ struct OpSpec {
   Span<const TypeText> resultTypes;
 };
 
-/// The results of one op (at most four), in schema order.
+/// The results of one op (at most four), in schema order. Slots past size() are raw storage (an
+/// op's results are built once per op on the hot path; MlirValue is trivially copyable).
 class OpResults {
 public:
   static constexpr std::size_t kCapacity = 4;
+  OpResults() = default;
+  OpResults(const OpResults& other) : m_size(other.m_size) {
+    std::memcpy(m_storage, other.m_storage, m_size * sizeof(MlirValue));
+  }
+  OpResults& operator=(const OpResults& other) {
+    m_size = other.m_size;
+    std::memcpy(m_storage, other.m_storage, m_size * sizeof(MlirValue));
+    return *this;
+  }
   std::size_t size() const { return m_size; }
-  const MlirValue& operator[](std::size_t i) const { return m_values[i]; }
-  const MlirValue& front() const { return m_values[0]; }
-  const MlirValue* begin() const { return m_values.data(); }
-  const MlirValue* end() const { return m_values.data() + m_size; }
-  void push_back(const MlirValue& v) { m_values[m_size++] = v; }
+  const MlirValue& operator[](std::size_t i) const { return begin()[i]; }
+  const MlirValue& front() const { return begin()[0]; }
+  const MlirValue* begin() const { return reinterpret_cast<const MlirValue*>(m_storage); }
+  const MlirValue* end() const { return begin() + m_size; }
+  void push_back(const MlirValue& v) { new (m_storage + m_size++ * sizeof(MlirValue)) MlirValue(v); }
 
 private:
-  std::array<MlirValue, kCapacity> m_values{};
+  static_assert(std::is_trivially_copyable_v<MlirValue> && std::is_trivially_destructible_v<MlirValue>);
+  alignas(MlirValue) unsigned char m_storage[kCapacity * sizeof(MlirValue)];
   std::size_t m_size = 0;
 };
 
@@ -212,8 +226,11 @@ private:
   /// The pieces of one op line, copied once into a string of their total size.
   class Pieces {
   public:
-    void clear() { m_pieces.clear(), m_size = 0; }
-    void add(std::string_view piece) { m_pieces.push_back(piece), m_size += piece.size(); }
+    /// A line has at most 2 pieces per result name, result type, operand name and operand type,
+    /// and 12 fixed ones (addOp allows 16 operands and 4 results).
+    static constexpr std::size_t kCapacity = 2 * (16 + 16 + 4 + 4) + 12;
+    void clear() { m_count = 0, m_size = 0; }
+    void add(std::string_view piece) { m_pieces[m_count++] = piece, m_size += piece.size(); }
     /// `%a, %b`.
     void names(Span<const MlirValue> values);
     /// `t1, t2`.
@@ -222,7 +239,8 @@ private:
     std::string_view storeIn(StringArena& arena) const;
 
   private:
-    std::vector<std::string_view> m_pieces;
+    std::array<std::string_view, kCapacity> m_pieces;
+    std::size_t m_count = 0;
     std::size_t m_size = 0;
   };
 
