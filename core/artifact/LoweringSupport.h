@@ -100,8 +100,8 @@ struct ModuleCall {
   /// `_dtype_for_module`: the first parameter's dtype name, else the builder's input dtype.
   std::string moduleDtype() const;
   /// `_weight(name, param, tensor, family, layout)`.
-  MlirValue weight(const std::string& param, const TensorData& tensor, const std::string& family,
-                   const std::string& layout) const;
+  MlirValue weight(std::string_view param, const TensorData& tensor, std::string_view family,
+                   std::string_view layout) const;
 };
 
 using ModuleLoweringFn = ArtifactValuePtr (*)(ModuleCall&);

@@ -18,6 +18,7 @@ namespace {
 constexpr std::size_t kMaxResults = 4;
 constexpr std::size_t kMaxOperands = 16;
 constexpr std::size_t kHeaderLines = 10; // "module attributes {", 7 attributes, "} {", "func.func"
+constexpr std::string_view kIndent = "    "; // before every op line
 
 bool isDigit(char c) {
   return c >= '0' && c <= '9';
@@ -114,13 +115,16 @@ inline void copyPiece(char* dst, const char* src, std::size_t n) {
 std::string_view MlirModuleWriter::Pieces::storeIn(StringArena& arena) const {
   // The longest line (decompose: names and types of 4 results and 16 operands) fits.
   static_assert(kCapacity >= 4 * kMaxResults + 4 * kMaxOperands + 8);
-  char* const out = arena.allocate(m_size);
-  char* p = out;
+  // Stored as it is printed, "    " + line + "\n", so that render() copies runs of lines at once.
+  char* const out = arena.allocate(kIndent.size() + m_size + 1);
+  std::memcpy(out, kIndent.data(), kIndent.size());
+  char* p = out + kIndent.size();
   for (std::size_t i = 0; i < m_count; ++i) {
     copyPiece(p, m_pieces[i].data(), m_pieces[i].size());
     p += m_pieces[i].size();
   }
-  return {out, m_size};
+  *p = '\n';
+  return {out + kIndent.size(), m_size};
 }
 
 std::string normalizeSsaStem(std::string_view stem) {
@@ -621,16 +625,21 @@ std::string MlirModuleWriter::render() const {
   out += "\n  ) -> ";
   out += resultTypes;
   out += " {\n";
-  for (std::size_t i = 0; i < m_ops.size(); ++i) {
-    if (i > 0) out += '\n';
-    out += "    ";
-    out += m_ops[i].text;
+  // Each line is stored as printed ("    " + text + "\n"), and lines stored one after another
+  // sit side by side in the line arena: copy each such run at once.
+  for (std::size_t i = 0; i < m_ops.size();) {
+    const char* const begin = m_ops[i].text.data() - kIndent.size();
+    const char* end = m_ops[i].text.data() + m_ops[i].text.size() + 1;
+    for (++i; i < m_ops.size() && m_ops[i].text.data() - kIndent.size() == end; ++i)
+      end = m_ops[i].text.data() + m_ops[i].text.size() + 1;
+    out.append(begin, static_cast<std::size_t>(end - begin));
   }
   if (!complete) {
-    if (m_ops.empty()) out.pop_back(); // end on the `) -> ? {` line, as after an op, without a newline
+    out.pop_back(); // end on the last op's line (or the `) -> ? {` line) without a newline
     return out;
   }
-  out += "\n    return ";
+  if (m_ops.empty()) out += '\n'; // no op: the body is one empty line (returnLine() counts it)
+  out += "    return ";
   appendJoinedNames(out, m_returnValues);
   out += " : ";
   appendJoinedTypes(out, m_returnValues);

@@ -206,8 +206,8 @@ std::string ModuleCall::moduleDtype() const {
   return builder.inputDtype();
 }
 
-MlirValue ModuleCall::weight(const std::string& param, const TensorData& t, const std::string& family,
-                             const std::string& layout) const {
+MlirValue ModuleCall::weight(std::string_view param, const TensorData& t, std::string_view family,
+                             std::string_view layout) const {
   return must(builder.registerWeight(name, param, t, family, layout));
 }
 

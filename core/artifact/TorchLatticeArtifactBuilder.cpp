@@ -182,30 +182,29 @@ bool TorchLatticeArtifactBuilder::hasFunctionLowering(const std::string& target)
   return !lowering::canonicalFunctionName(target).empty();
 }
 
-Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::string& moduleName,
-                                                                const std::string& parameter,
-                                                                const TensorData& tensor,
-                                                                const std::string& family,
-                                                                const std::string& layout) {
+Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view moduleName,
+                                                                std::string_view parameter,
+                                                                const TensorData& tensor, std::string_view family,
+                                                                std::string_view layout) {
   // A module registers its parameters one after another: its key stem is sanitised once.
   if (moduleName != m_weightModule || m_weightKeyStem.empty()) {
     m_weightModule = moduleName;
     m_weightKeyStem = safeKey(moduleName);
     m_weightSymbolStem = safeValueName(m_weightKeyStem);
   }
-  std::string key;
-  key.reserve(m_weightKeyStem.size() + 1 + parameter.size());
-  key += m_weightKeyStem;
-  key += '.';
-  key += parameter;
-  if (m_weightIndex.contains(key)) return makeError("duplicate exported weight key: " + key);
-  {
-    const std::size_t plain = key.size();
-    key += ".weight"; // a quantized weight stored under this key owns it too
-    const bool quantizedTwin = m_weightIndex.contains(key);
-    key.resize(plain);
-    if (quantizedTwin) return makeError("duplicate exported weight key: " + key);
-  }
+  // The key is built in a reused buffer; it becomes a string of its own only when stored.
+  std::string& scratch = m_keyScratch;
+  scratch.assign(m_weightKeyStem);
+  scratch += '.';
+  scratch += parameter;
+  const std::size_t plain = scratch.size();
+  const std::uint64_t keyHash = stringMapHash(scratch);
+  if (m_weightIndex.findHashed(scratch, keyHash)) return makeError("duplicate exported weight key: " + scratch);
+  scratch += ".weight"; // a quantized weight stored under this key owns it too
+  const bool quantizedTwin = m_weightIndex.contains(scratch);
+  scratch.resize(plain);
+  if (quantizedTwin) return makeError("duplicate exported weight key: " + scratch);
+  const std::string_view key = scratch;
   Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
   if (!dtype) return dtype.error();
 
@@ -217,7 +216,7 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
     Expected<QuantizedWeight> packed =
         quantizeAffine(tensor, bits, static_cast<int>(m_options.quantizeGroupSize), scaleDtype);
     if (!packed) return packed.error();
-    quantized = quantizedWeightTensors(key, std::move(*packed));
+    quantized = quantizedWeightTensors(std::string(key), std::move(*packed));
     packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
   }
 
@@ -245,17 +244,19 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(const std::strin
   record.owner = static_cast<std::uint32_t>(m_owners.size() - 1);
   const std::size_t provenance = m_provenance.size() - 1;
   record.firstWeight = static_cast<std::uint32_t>(m_weights.size());
+  if (quantized.empty()) {
+    ++record.weightCount;
+    m_weightIndex.insertHashed(key, keyHash, WeightSlot{m_weights.size(), provenance});
+    m_weights.push_back({std::string(key), tensor});
+    return result;
+  }
   const auto store = [&](std::string storedKey, TensorData data) {
     ++record.weightCount;
     m_weightIndex.insert(storedKey, WeightSlot{m_weights.size(), provenance});
     m_weights.push_back({std::move(storedKey), std::move(data)});
   };
-  if (quantized.empty()) {
-    store(std::move(key), tensor);
-  } else {
-    for (NamedTensor& t : quantized)
-      store(std::move(t.key), std::move(t.tensor));
-  }
+  for (NamedTensor& t : quantized)
+    store(std::move(t.key), std::move(t.tensor));
   return result;
 }
 

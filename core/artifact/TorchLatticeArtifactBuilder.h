@@ -225,9 +225,8 @@ public:
   /// unless F16/F32. Families `conv3d` and `linear` are quantized when quantizeBits is set
   /// (`key.weight`/`.scales`/`.biases`), everything else is stored as given. Emits the
   /// `lattice.weight` op (SSA and symbol `safeValueName(key)`) and returns its value.
-  Expected<MlirValue> registerWeight(const std::string& moduleName, const std::string& parameter,
-                                     const TensorData& tensor, const std::string& family,
-                                     const std::string& layout);
+  Expected<MlirValue> registerWeight(std::string_view moduleName, std::string_view parameter,
+                                     const TensorData& tensor, std::string_view family, std::string_view layout);
   /// Emits one op through the writer and records its provenance under the current node.
   Expected<OpResults> emitOp(const OpSpec& op);
   /// emitOp for the owning description (ops that are rare enough not to matter).
@@ -303,7 +302,8 @@ private:
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)
   std::vector<OpProvenance> m_provenance;
-  std::string m_symbolScratch; // registerWeight's symbol (its capacity is reused)
+  std::string m_symbolScratch; // registerWeight's symbol and key (their capacity is reused)
+  std::string m_keyScratch;
   std::string m_weightModule;  // the module registerWeight saw last, and its safeKey
   std::string m_weightKeyStem;
   std::string m_weightSymbolStem; // safeValueName(m_weightKeyStem)

@@ -70,9 +70,10 @@ public:
   bool empty() const { return m_entries.empty(); }
 
   /// The value stored under `key`, or nullptr. Valid until the next insertion.
-  const V* find(std::string_view key) const {
+  const V* find(std::string_view key) const { return findHashed(key, stringMapHash(key)); }
+  /// find() for a key whose stringMapHash the caller has already (to look it up and then insert it).
+  const V* findHashed(std::string_view key, std::uint64_t h) const {
     if (m_index.empty()) return nullptr;
-    const std::uint64_t h = stringMapHash(key);
     const std::uint64_t tag = h & kTagMask;
     for (std::size_t i = h & m_mask;; i = (i + 1) & m_mask) {
       const std::uint64_t slot = m_index[i];
@@ -105,9 +106,10 @@ public:
     bool inserted;
   };
   /// insert() that also answers the stored copy of the key.
-  Slot insertWithKey(std::string_view key, V value) {
+  Slot insertWithKey(std::string_view key, V value) { return insertHashed(key, stringMapHash(key), std::move(value)); }
+  /// insertWithKey for a key whose stringMapHash is `h`.
+  Slot insertHashed(std::string_view key, std::uint64_t h, V value) {
     if ((m_entries.size() + 1) * 2 > m_index.size()) grow();
-    const std::uint64_t h = stringMapHash(key);
     const std::uint64_t tag = h & kTagMask;
     std::size_t i = h & m_mask;
     for (;; i = (i + 1) & m_mask) {

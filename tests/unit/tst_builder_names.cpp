@@ -342,7 +342,7 @@ void TestBuilderNames::weightSymbolsFollowTheSanitiser() {
     }
   }
   // The same module twice in a row, then another, then the first again (the stem is per module).
-  for (const std::string& module : {"x.y", "x.y", "z-z", "x.y"}) {
+  for (const char* module : {"x.y", "x.y", "z-z", "x.y"}) {
     const std::string parameter = "p" + std::to_string(checked++);
     Expected<MlirValue> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
     QVERIFY(w.ok());

@@ -66,6 +66,7 @@ private Q_SLOTS:
   void nameGrammarsMatchRegex();
   void typeChecksAreRememberedPerText();
   void attributeTextFollowsEachOpsValues();
+  void partialTextBeforeTheReturn();
   void linearTimeForManyOps();
 };
 
@@ -601,6 +602,28 @@ void TestMlirWriter::attributeTextFollowsEachOpsValues() {
   leaky.attributes[2].value = 0.2;
   QVERIFY(w.addOp(leaky));
   QVERIFY(lastLine().find("alpha = 0.2 : f32") != std::string::npos);
+}
+
+void TestMlirWriter::partialTextBeforeTheReturn() {
+  // MlirWriter.h: before setReturn() the text ends on the last op's line (or on the `) -> ? {`
+  // line) without a newline; afterwards partialText() equals str().
+  MlirModuleWriter w;
+  Expected<MlirValue> x = w.addArgument("x", "tensor<?x4xf32>");
+  QVERIFY(x);
+  std::string text = w.partialText();
+  QVERIFY(text.size() >= 8 && text.substr(text.size() - 8) == ") -> ? {");
+  Expected<std::vector<MlirValue>> a = w.addOp(activationRecord(*x, "a"));
+  Expected<std::vector<MlirValue>> b = w.addOp(activationRecord(a->front(), "b"));
+  QVERIFY(a && b);
+  text = w.partialText();
+  const std::string last = "    " + std::string(w.ops().back().text);
+  QVERIFY(text.size() > last.size());
+  QCOMPARE(q(text.substr(text.size() - last.size())), q(last));
+  QCOMPARE(q(text.substr(text.size() - last.size() - 1, 1)), QStringLiteral("\n"));
+  QVERIFY(text.find("    " + std::string(w.ops().front().text) + "\n" + last) != std::string::npos);
+  QVERIFY(w.setReturn({b->front()}).ok());
+  QCOMPARE(q(w.partialText()), q(*w.str()));
+  QVERIFY(w.str()->find(last + "\n    return %b : tensor<?x4xf32>\n  }\n}\n") != std::string::npos);
 }
 
 #include "tst_mlir_writer.moc"
