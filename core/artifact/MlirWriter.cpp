@@ -11,6 +11,9 @@
 #include <array>
 #include <charconv>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace lattice {
 namespace {
@@ -74,23 +77,32 @@ namespace {
 
 // Copies a short piece without a library call: a line is ~20 pieces of 1-90 bytes, where the
 // call and size dispatch of memcpy cost more than the copy. Fixed-size memcpy compiles to moves.
+#if defined(__SSE2__)
+using Bytes16 = __m128i; // one unaligned load and store per 16 bytes
+#else
 struct Bytes16 {
   std::uint64_t a, b;
 };
+#endif
+
+inline void copy16(char* dst, const char* src) {
+  Bytes16 w;
+  std::memcpy(&w, src, 16);
+  std::memcpy(dst, &w, 16);
+}
 
 inline void copyPiece(char* dst, const char* src, std::size_t n) {
   if (n >= 16) {
     std::size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      Bytes16 w;
-      std::memcpy(&w, src + i, 16);
-      std::memcpy(dst + i, &w, 16);
+    for (; i + 32 <= n; i += 32) {
+      copy16(dst + i, src + i);
+      copy16(dst + i + 16, src + i + 16);
     }
-    if (i < n) { // the last 16 bytes, overlapping what is already copied
-      Bytes16 w;
-      std::memcpy(&w, src + n - 16, 16);
-      std::memcpy(dst + n - 16, &w, 16);
+    if (i + 16 <= n) {
+      copy16(dst + i, src + i);
+      i += 16;
     }
+    if (i < n) copy16(dst + n - 16, src + n - 16); // the last 16 bytes, overlapping copied ones
   } else if (n >= 8) {
     std::uint64_t a, b;
     std::memcpy(&a, src, 8);
@@ -141,6 +153,7 @@ enum CharClass : unsigned char {
   kSsaFirst = 2,    // [a-zA-Z$._-]
   kSymbolFirst = 4, // [A-Za-z_]
   kSymbolRest = 8,  // [A-Za-z0-9_$.]
+  kSsaRest = 16,    // [a-zA-Z0-9$._-]
 };
 
 struct CharClasses {
@@ -154,6 +167,7 @@ struct CharClasses {
       if (letter || c == '$' || c == '.' || c == '_' || c == '-') bits |= kSsaFirst;
       if (letter || c == '_') bits |= kSymbolFirst;
       if (letter || digit || c == '_' || c == '$' || c == '.') bits |= kSymbolRest;
+      if (letter || digit || c == '$' || c == '.' || c == '_' || c == '-') bits |= kSsaRest;
       of[c] = bits;
     }
   }
@@ -166,9 +180,17 @@ constexpr CharClasses kCharClass;
 bool isValidSsaName(std::string_view name) {
   // `[0-9]+` or `[a-zA-Z$._-][a-zA-Z0-9$._-]*`: the first character decides which.
   if (name.empty()) return false;
-  const unsigned char rest = (kCharClass(name[0]) & kDigit) ? kDigit : (kDigit | kSsaFirst);
+  const unsigned char rest = (kCharClass(name[0]) & kDigit) ? kDigit : kSsaRest;
   if (!(kCharClass(name[0]) & (kDigit | kSsaFirst))) return false;
-  for (std::size_t i = 1; i < name.size(); ++i)
+  // Eight characters per branch: names are short, but every result and weight has one.
+  std::size_t i = 1;
+  for (; i + 8 <= name.size(); i += 8) {
+    const unsigned char all = kCharClass(name[i]) & kCharClass(name[i + 1]) & kCharClass(name[i + 2]) &
+                              kCharClass(name[i + 3]) & kCharClass(name[i + 4]) & kCharClass(name[i + 5]) &
+                              kCharClass(name[i + 6]) & kCharClass(name[i + 7]);
+    if (!(all & rest)) return false;
+  }
+  for (; i < name.size(); ++i)
     if (!(kCharClass(name[i]) & rest)) return false;
   return true;
 }

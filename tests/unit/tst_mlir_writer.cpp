@@ -530,9 +530,19 @@ void TestMlirWriter::nameGrammarsMatchRegex() {
   }
   std::mt19937 rng(7);
   for (int i = 0; i < 3000; ++i) {
-    std::string s(1 + rng() % 8, ' ');
+    std::string s(1 + rng() % 24, ' ');
     for (char& c : s)
       c = alphabet[rng() % alphabet.size()];
+    samples.push_back(s);
+  }
+  // Long names of name characters (the checks go 8 characters at a time), half of them with one
+  // character from the whole alphabet at a random place.
+  const std::string nameChars = "09azAZ$._-";
+  for (int i = 0; i < 3000; ++i) {
+    std::string s(1 + rng() % 40, ' ');
+    for (char& c : s)
+      c = nameChars[rng() % nameChars.size()];
+    if (rng() % 2) s[rng() % s.size()] = alphabet[rng() % alphabet.size()];
     samples.push_back(s);
   }
   for (const std::string& s : samples) {
