@@ -91,6 +91,15 @@ inline void copy16(char* dst, const char* src) {
   std::memcpy(dst, &w, 16);
 }
 
+// n bytes for sizeof(Word) <= n <= 2 * sizeof(Word): the first and the last word (overlapping).
+template <typename Word> void copyEnds(char* dst, const char* src, std::size_t n) {
+  Word first, last;
+  std::memcpy(&first, src, sizeof(Word));
+  std::memcpy(&last, src + n - sizeof(Word), sizeof(Word));
+  std::memcpy(dst, &first, sizeof(Word));
+  std::memcpy(dst + n - sizeof(Word), &last, sizeof(Word));
+}
+
 inline void copyPiece(char* dst, const char* src, std::size_t n) {
   if (n >= 16) {
     std::size_t i = 0;
@@ -104,17 +113,9 @@ inline void copyPiece(char* dst, const char* src, std::size_t n) {
     }
     if (i < n) copy16(dst + n - 16, src + n - 16); // the last 16 bytes, overlapping copied ones
   } else if (n >= 8) {
-    std::uint64_t a, b;
-    std::memcpy(&a, src, 8);
-    std::memcpy(&b, src + n - 8, 8);
-    std::memcpy(dst, &a, 8);
-    std::memcpy(dst + n - 8, &b, 8);
+    copyEnds<std::uint64_t>(dst, src, n);
   } else if (n >= 4) {
-    std::uint32_t a, b;
-    std::memcpy(&a, src, 4);
-    std::memcpy(&b, src + n - 4, 4);
-    std::memcpy(dst, &a, 4);
-    std::memcpy(dst + n - 4, &b, 4);
+    copyEnds<std::uint32_t>(dst, src, n);
   } else if (n > 0) {
     dst[0] = src[0];
     dst[n / 2] = src[n / 2];
