@@ -261,9 +261,11 @@ bool MlirModuleWriter::isDefined(std::string_view name) const {
 
 const SchemaOp* MlirModuleWriter::findOp(std::string_view op) {
   FoundOp& slot = m_foundOps[(reinterpret_cast<std::uintptr_t>(op.data()) >> 3) % m_foundOps.size()];
-  if (slot.name == op.data() && slot.size == op.size() && slot.op) return slot.op;
+  // The address only picks the slot: a buffer may hold another name of the same length later
+  // (an OpRecord's short string), so the name itself is compared too.
+  if (slot.name == op.data() && slot.op && slot.op->name == op) return slot.op;
   const SchemaOp* schema = dialectSchema().findOp(op);
-  if (schema) slot = {op.data(), op.size(), schema};
+  if (schema) slot = {op.data(), schema};
   return schema;
 }
 

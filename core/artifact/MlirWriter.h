@@ -207,7 +207,7 @@ private:
   /// True when uniqueName handed out `name` (every argument and result is named by it).
   bool isDefined(std::string_view name) const;
   /// The schema op named `op`; the last few lookups are remembered by the name's address (the
-  /// lowerings pass string literals).
+  /// lowerings pass string literals), confirmed by comparing the name.
   const SchemaOp* findOp(std::string_view op);
   /// The `, layout = ..., packing = ...}` end of a weight's attribute dict (sec. 8), remembered
   /// per (layout, packing); errors name the attribute.
@@ -245,8 +245,7 @@ private:
   };
 
   struct FoundOp {
-    const char* name = nullptr;
-    std::size_t size = 0;
+    const char* name = nullptr; // where the name was
     const SchemaOp* op = nullptr;
   };
   std::array<FoundOp, 16> m_foundOps{}; // findOp's cache, indexed by name address bits

@@ -12,6 +12,7 @@
 #include <random>
 #include <regex>
 #include <limits>
+#include <tuple>
 
 using namespace lattice;
 
@@ -67,6 +68,7 @@ private Q_SLOTS:
   void typeChecksAreRememberedPerText();
   void attributeTextFollowsEachOpsValues();
   void partialTextBeforeTheReturn();
+  void opNamesFromReusedBuffers();
   void linearTimeForManyOps();
 };
 
@@ -634,6 +636,50 @@ void TestMlirWriter::partialTextBeforeTheReturn() {
   QVERIFY(w.setReturn({b->front()}).ok());
   QCOMPARE(q(w.partialText()), q(*w.str()));
   QVERIFY(w.str()->find(last + "\n    return %b : tensor<?x4xf32>\n  }\n}\n") != std::string::npos);
+}
+
+void TestMlirWriter::opNamesFromReusedBuffers() {
+  // The writer remembers schema lookups by where the op name was; one buffer holding two op
+  // names of the same length in turn must still give each its own op.
+  MlirModuleWriter w;
+  Expected<MlirValue> features = w.addArgument("f", "tensor<?x4xf32>");
+  QVERIFY(features);
+  std::vector<MlirValue> weights;
+  for (const auto& [key, layout, family] : {std::tuple{"s", "channel_c", "channel"}, {"b", "bias_c", "bias"},
+                                            {"m", "channel_c", "channel"}, {"v", "channel_c", "channel"}}) {
+    Expected<std::vector<MlirValue>> w1 = w.addOp(weightRecord(key, layout, family));
+    QVERIFY(w1);
+    weights.push_back(w1->front());
+  }
+  std::string name = "activation"; // one buffer (short string), then "batch_norm" in it
+  const char* const buffer = name.data();
+  OpSpec act;
+  act.op = name;
+  const MlirValue actOperands[] = {*features};
+  const NamedAttr actAttrs[] = {{"kind", std::string("relu")}, {"approximate", std::string("none")},
+                                {"alpha", 0.01},                {"beta", 1.0},
+                                {"threshold", 20.0}};
+  const TypeText types[] = {TypeText("tensor<?x4xf32>")};
+  act.operands = actOperands;
+  act.attributes = actAttrs;
+  act.resultTypes = types;
+  QVERIFY(w.addOp(act));
+  QCOMPARE(q(w.ops().back().op), QStringLiteral("activation"));
+
+  name = "batch_norm";
+  QCOMPARE(static_cast<const void*>(name.data()), static_cast<const void*>(buffer));
+  OpSpec norm;
+  norm.op = name;
+  const MlirValue normOperands[] = {*features, weights[0], weights[1], weights[2], weights[3]};
+  const NamedAttr normAttrs[] = {{"eps", 1e-5}};
+  norm.operands = normOperands;
+  norm.attributes = normAttrs;
+  norm.resultTypes = types;
+  Expected<OpResults> out = w.addOp(norm);
+  QVERIFY2(out, out ? "" : out.message().c_str());
+  QCOMPARE(q(w.ops().back().op), QStringLiteral("batch_norm"));
+  QVERIFY(std::string(w.ops().back().text).find(" = lattice.batch_norm %f, %s, %b, %m, %v {eps = ") !=
+          std::string::npos);
 }
 
 #include "tst_mlir_writer.moc"
