@@ -405,16 +405,14 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
   return results;
 }
 
+OpSpec specOf(const OpRecord& record, std::vector<ResultStem>& stems) {
+  stems.assign(record.resultStems.begin(), record.resultStems.end());
+  return {record.op, record.operands, record.symbol, record.attributes, stems, record.resultTypes};
+}
+
 Expected<std::vector<MlirValue>> MlirModuleWriter::addOp(const OpRecord& record) {
-  std::vector<ResultStem> stems(record.resultStems.begin(), record.resultStems.end());
-  OpSpec spec;
-  spec.op = record.op;
-  spec.operands = record.operands;
-  spec.symbol = record.symbol;
-  spec.attributes = record.attributes;
-  spec.resultStems = stems;
-  spec.resultTypes = record.resultTypes;
-  Expected<OpResults> results = addOp(spec);
+  std::vector<ResultStem> stems;
+  Expected<OpResults> results = addOp(specOf(record, stems));
   if (!results) return results.error();
   return std::vector<MlirValue>(results->begin(), results->end());
 }

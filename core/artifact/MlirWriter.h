@@ -125,6 +125,10 @@ struct OpRecord {
   std::vector<TypeText> resultTypes;
 };
 
+/// `record` as an OpSpec viewing it; the result stems are put in `stems` (keep both alive while
+/// the spec is used).
+OpSpec specOf(const OpRecord& record, std::vector<ResultStem>& stems);
+
 /// An op as emitted.
 struct EmittedOp {
   std::string_view op;   ///< schema op name (the schema's own string: valid for the whole run)

@@ -82,8 +82,8 @@ Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpSpec& op) {
 }
 
 Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpRecord& record) {
-  const std::vector<ResultStem> stems(record.resultStems.begin(), record.resultStems.end());
-  return emitOp({record.op, record.operands, record.symbol, record.attributes, stems, record.resultTypes});
+  std::vector<ResultStem> stems;
+  return emitOp(specOf(record, stems));
 }
 
 ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
