@@ -2,13 +2,16 @@
 // for the built-in models, median of N runs after one warm-up. Prints a table, or JSON with
 // --json. Run on demand; it is not a test.
 //
-//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
+//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases] [--default-heap]
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
+// The bench runs under the tools' heap policy (support/MemoryPolicy.h), as the studio and
+// lattice-cli do; --default-heap keeps glibc's defaults instead, to see what the policy is worth.
 
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
+#include "support/MemoryPolicy.h"
 #include "trace/Tracer.h"
 
 #include <nlohmann/json.hpp>
@@ -105,18 +108,22 @@ int main(int argc, char** argv) {
   int runs = 5;
   bool json = false;
   bool phases = false;
+  bool defaultHeap = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
     else if (a == "--phases") phases = true;
+    else if (a == "--default-heap") defaultHeap = true;
     else if (a == "--dir" && i + 1 < argc) dirArg = argv[++i];
     else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cases" && i + 1 < argc) casesArg = argv[++i];
     else {
-      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n";
+      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases] "
+                   "[--default-heap]\n";
       return 2;
     }
   }
+  if (!defaultHeap) keepFreedMemoryForReuse();
 
   std::vector<Case> cases = {
       {"sparse_resnet21d", "example:sparse_resnet21d", std::nullopt},

@@ -1,6 +1,7 @@
 // lattice-cli: the headless front end of Lattice Studio.
 #include "CliArgs.h"
 #include "Commands.h"
+#include "support/MemoryPolicy.h"
 
 #include <cstdio>
 #include <iostream>
@@ -45,6 +46,7 @@ exit codes: 0 ok, 1 bad input, 2 usage
 } // namespace
 
 int main(int argc, char** argv) {
+  lattice::keepFreedMemoryForReuse();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;

@@ -16,6 +16,7 @@
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "panels/Panels.h"
+#include "support/MemoryPolicy.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -67,6 +68,7 @@ void stageComparison(CompareView* view, const std::function<void()>& done) {
 } // namespace
 
 int main(int argc, char** argv) {
+  lattice::keepFreedMemoryForReuse(); // before Qt starts its threads
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("Lattice"));
   QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio"));

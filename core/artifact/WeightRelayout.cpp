@@ -2,13 +2,20 @@
 // shapes and records the source; the bytes are moved when a writer (or a reader of data()) asks,
 // so lowering a model touches no weight bytes and a save streams each re-laid weight straight
 // into the file. The move itself is a cache-blocked transpose of every kernel slice; it only
-// moves elements, so it works on any dtype as unsigned integers of the element's width.
+// moves elements, so it works on any dtype as unsigned integers of the element's width. 4-byte
+// elements (f32, the usual case) move as 4×4 blocks through SSE2 registers where the target has
+// them (every x86-64): twice the speed of one element at a time, which is a fifth of a
+// SparseResUNet42 save.
 
 #include "artifact/WeightPacking.h"
 
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace lattice {
 namespace {
@@ -23,30 +30,72 @@ std::string pythonTuple(const std::vector<int64_t>& values) {
 }
 
 // out[o, k, i] = w[k, i, o] for w (K, C_in, C_out) and out (C_out, K, C_in), row-major, with
-// elements of sizeof(T) bytes. Loads and stores go through memcpy (one mov once compiled), so
-// a view at an unaligned offset of a safetensors file is read correctly.
-template <typename T>
+// elements of E bytes. Loads and stores go through memcpy (one mov once compiled), so a view at
+// an unaligned offset of a safetensors file is read correctly.
+
+// One tile [o0, o1) × [i0, i1) of a kernel slice, element by element: slice[i, o] → base[o, i],
+// with rows of `out` elements in the slice and of `dstRow` in the target.
+template <std::size_t E> struct Element {
+  unsigned char bytes[E];
+};
+template <std::size_t E>
+void moveTile(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t o0, int64_t o1, int64_t i0,
+              int64_t i1) {
+  for (int64_t o = o0; o < o1; ++o) {
+    uint8_t* row = base + o * dstRow * int64_t(E);
+    for (int64_t i = i0; i < i1; ++i) {
+      Element<E> value;
+      std::memcpy(&value, slice + (i * out + o) * int64_t(E), E);
+      std::memcpy(row + i * int64_t(E), &value, E);
+    }
+  }
+}
+
+#if defined(__SSE2__)
+// 4-byte elements: 4×4 blocks are loaded as four rows of the slice, transposed in registers
+// (shuffles move bits unchanged, so any 4-byte dtype may pass as float) and stored as four
+// rows of the target; the tile's edges that are not a multiple of 4 go element by element.
+template <>
+void moveTile<4>(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t o0, int64_t o1,
+                 int64_t i0, int64_t i1) {
+  const auto src = [&](int64_t i, int64_t o) { return reinterpret_cast<const float*>(slice + (i * out + o) * 4); };
+  const auto dst = [&](int64_t o, int64_t i) { return reinterpret_cast<float*>(base + (o * dstRow + i) * 4); };
+  const int64_t o4 = o0 + (o1 - o0) / 4 * 4;
+  const int64_t i4 = i0 + (i1 - i0) / 4 * 4;
+  for (int64_t o = o0; o < o4; o += 4)
+    for (int64_t i = i0; i < i4; i += 4) {
+      __m128 r0 = _mm_loadu_ps(src(i, o));
+      __m128 r1 = _mm_loadu_ps(src(i + 1, o));
+      __m128 r2 = _mm_loadu_ps(src(i + 2, o));
+      __m128 r3 = _mm_loadu_ps(src(i + 3, o));
+      _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+      _mm_storeu_ps(dst(o, i), r0);
+      _mm_storeu_ps(dst(o + 1, i), r1);
+      _mm_storeu_ps(dst(o + 2, i), r2);
+      _mm_storeu_ps(dst(o + 3, i), r3);
+    }
+  Element<4> value;
+  const auto one = [&](int64_t o, int64_t i) {
+    std::memcpy(&value, src(i, o), 4);
+    std::memcpy(dst(o, i), &value, 4);
+  };
+  for (int64_t o = o0; o < o4; ++o) // right edge
+    for (int64_t i = i4; i < i1; ++i) one(o, i);
+  for (int64_t o = o4; o < o1; ++o) // bottom edge
+    for (int64_t i = i0; i < i1; ++i) one(o, i);
+}
+#endif
+
+template <std::size_t E>
 void relayout(const uint8_t* src, uint8_t* dst, int64_t kernel, int64_t in, int64_t out) {
   constexpr int64_t kBlock = 32; // 32×32 elements of ≤ 8 bytes: both tiles stay in L1
-  constexpr int64_t E = sizeof(T);
   const int64_t dstRow = kernel * in; // elements between out[o, ...] and out[o + 1, ...]
   for (int64_t k = 0; k < kernel; ++k) {
-    const uint8_t* slice = src + k * in * out * E; // (C_in, C_out)
-    uint8_t* base = dst + k * in * E;              // out[0, k, 0]
-    for (int64_t o0 = 0; o0 < out; o0 += kBlock) {
-      const int64_t o1 = std::min(out, o0 + kBlock);
-      for (int64_t i0 = 0; i0 < in; i0 += kBlock) {
-        const int64_t i1 = std::min(in, i0 + kBlock);
-        for (int64_t o = o0; o < o1; ++o) {
-          uint8_t* row = base + o * dstRow * E;
-          for (int64_t i = i0; i < i1; ++i) {
-            T value;
-            std::memcpy(&value, slice + (i * out + o) * E, E);
-            std::memcpy(row + i * E, &value, E);
-          }
-        }
-      }
-    }
+    const uint8_t* slice = src + k * in * out * int64_t(E); // (C_in, C_out)
+    uint8_t* base = dst + k * in * int64_t(E);              // out[0, k, 0]
+    for (int64_t o0 = 0; o0 < out; o0 += kBlock)
+      for (int64_t i0 = 0; i0 < in; i0 += kBlock)
+        moveTile<E>(slice, base, out, dstRow, o0, std::min(out, o0 + kBlock), i0, std::min(in, i0 + kBlock));
   }
 }
 
@@ -58,10 +107,10 @@ public:
   void produce(uint8_t* dst) const override {
     const uint8_t* src = m_source.data();
     switch (dtypeSize(m_source.dtype())) {
-    case 1: relayout<uint8_t>(src, dst, m_kernel, m_in, m_out); break;
-    case 2: relayout<uint16_t>(src, dst, m_kernel, m_in, m_out); break;
-    case 4: relayout<uint32_t>(src, dst, m_kernel, m_in, m_out); break;
-    default: relayout<uint64_t>(src, dst, m_kernel, m_in, m_out); break;
+    case 1: relayout<1>(src, dst, m_kernel, m_in, m_out); break;
+    case 2: relayout<2>(src, dst, m_kernel, m_in, m_out); break;
+    case 4: relayout<4>(src, dst, m_kernel, m_in, m_out); break;
+    default: relayout<8>(src, dst, m_kernel, m_in, m_out); break;
     }
   }
 

@@ -33,6 +33,18 @@ namespace lattice {
 /// keys are names the tool itself builds.
 inline std::uint64_t stringMapHash(std::string_view key) {
   constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  // The last 1..7 bytes as memcpy would put them in a word, reading no byte outside the key (a
+  // memcpy of a variable length is a library call): two overlapping 4-byte loads, or 3 bytes.
+  const auto partialWord = [](const char* p, std::size_t n) -> std::uint64_t {
+    if (n >= 4) {
+      std::uint32_t lo, hi;
+      std::memcpy(&lo, p, 4);
+      std::memcpy(&hi, p + n - 4, 4);
+      return lo | (std::uint64_t(hi) << (8 * (n - 4))); // the bytes both loads read are equal
+    }
+    const auto byte = [&](std::size_t i) { return std::uint64_t(static_cast<unsigned char>(p[i])) << (8 * i); };
+    return byte(0) | byte(n / 2) | byte(n - 1);
+  };
   std::uint64_t h = key.size() * kMul;
   const char* p = key.data();
   std::size_t n = key.size();
@@ -43,9 +55,7 @@ inline std::uint64_t stringMapHash(std::string_view key) {
     h *= kMul;
   }
   if (n > 0) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, p, n);
-    h = ((h << 5) | (h >> 59)) ^ word;
+    h = ((h << 5) | (h >> 59)) ^ partialWord(p, n);
     h *= kMul;
   }
   h ^= h >> 32;

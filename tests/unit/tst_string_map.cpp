@@ -20,6 +20,7 @@ private Q_SLOTS:
   void keysAreCopiedAndStable();
   void emptyAndLongKeys();
   void copyAndMove();
+  void hashReadsOnlyTheKey();
 };
 
 void TestStringMap::matchesUnorderedMap() {
@@ -113,6 +114,32 @@ void TestStringMap::copyAndMove() {
   QVERIFY(!c.find("n1"));
   c["again"] = 1;
   QCOMPARE(*c.find("again"), 1);
+}
+
+void TestStringMap::hashReadsOnlyTheKey() {
+  // The hash reads a key's last 1..7 bytes with overlapping loads inside the key: a view into a
+  // larger buffer must hash like a copy of the same bytes, whatever surrounds it, and changing
+  // any one byte of the key must change the hash (for these keys; a collision is possible in
+  // principle, but then the test names it). Lengths 0..40 cover every tail length and word count.
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (std::size_t length = 0; length <= 40; ++length) {
+    std::string key(length, '\0');
+    for (char& c : key) c = static_cast<char>(byte(rng));
+    const std::uint64_t own = stringMapHash(key);
+    for (const char fill : {'\0', '\xff', 'x'}) {
+      const std::string buffer = std::string(9, fill) + key + std::string(9, fill);
+      QCOMPARE(stringMapHash(std::string_view(buffer).substr(9, length)), own);
+    }
+    for (std::size_t at = 0; at < length; ++at) {
+      std::string changed = key;
+      changed[at] = static_cast<char>(changed[at] ^ 0x01);
+      QVERIFY2(stringMapHash(changed) != own,
+               qPrintable(QStringLiteral("length %1, byte %2").arg(length).arg(at)));
+    }
+  }
+  QVERIFY(stringMapHash("ab") != stringMapHash("ba")); // the byte order counts
+  QVERIFY(stringMapHash("a") != stringMapHash(std::string_view("a\0", 2))); // so does the length
 }
 
 QTEST_APPLESS_MAIN(TestStringMap)
