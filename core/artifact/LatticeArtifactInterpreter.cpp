@@ -115,7 +115,9 @@ fx::Value pythonGetItem(const fx::Value& container, const fx::Value& index) {
 
 LatticeArtifactInterpreter::LatticeArtifactInterpreter(const Model& model, const fx::Graph& graph,
                                                        TorchLatticeArtifactBuilder& builder)
-    : fx::Interpreter(graph), m_model(model), m_builder(builder) {}
+    : fx::Interpreter(graph), m_model(model), m_builder(builder) {
+  m_builder.reserveFor(graph.size(), model.tensors().size());
+}
 
 fx::Value LatticeArtifactInterpreter::placeholder(const fx::Node& node, const std::string& target,
                                                   const fx::ValueList& args, const fx::Kwargs& kwargs) {

@@ -147,6 +147,13 @@ class MlirModuleWriter {
   static constexpr std::size_t kMaxResultStems = OpResults::kCapacity;
 
 public:
+  /// Room for `ops` ops and `names` distinct result stems without growing (a lowering that knows
+  /// its graph's size calls it first: growing moves every op record and rehashes every name).
+  void reserve(std::size_t ops, std::size_t names) {
+    m_ops.reserve(ops);
+    m_nameCounts.reserve(names);
+  }
+
   /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)
   /// with `role` (sec. 3.2). Errors: invalid SSA name, unknown role, type not a tensor or
   /// lattice type.

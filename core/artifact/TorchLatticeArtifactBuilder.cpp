@@ -310,6 +310,14 @@ Status TorchLatticeArtifactBuilder::save(const std::string& artifactDir, const S
   return saveArtifactFiles(artifactDir, *text, m_weights, options);
 }
 
+void TorchLatticeArtifactBuilder::reserveFor(std::size_t fxNodes, std::size_t modelTensors) {
+  const std::size_t ops = 4 * fxNodes + 8;
+  m_writer.reserve(ops, 5 * fxNodes + 8);
+  m_provenance.reserve(m_provenance.size() + ops);
+  m_weights.reserve(m_weights.size() + modelTensors);
+  m_weightIndex.reserve(m_weightIndex.size() + modelTensors);
+}
+
 void TorchLatticeArtifactBuilder::setCurrentNode(std::string owner) {
   if (owner != m_owners.back()) m_owners.push_back(std::move(owner));
 }

@@ -15,6 +15,7 @@ Interpreter::~Interpreter() = default;
 
 void Interpreter::start(ValueList inputs) {
   m_env.clear();
+  m_env.reserve(m_graph.size()); // every node gets a value: no rehash while running
   m_inputs = std::move(inputs);
   m_nextInput = 0;
   m_current = m_graph.nodes().empty() ? nullptr : &m_graph.nodes().front();

@@ -136,6 +136,17 @@ public:
     return {stored, &m_entries.back().value, true};
   }
 
+  /// Room for `count` keys without growing: the index is sized once (growing rehashes every
+  /// key, which on a large map is a cache miss per key) and the entries are allocated once.
+  void reserve(std::size_t count) {
+    if (count * 2 <= m_index.size()) return;
+    std::size_t capacity = m_index.empty() ? 8 : m_index.size();
+    while (count * 2 > capacity)
+      capacity *= 2;
+    m_entries.reserve(count);
+    rehash(capacity);
+  }
+
   void clear() {
     m_index.clear();
     m_entries.clear();
@@ -164,7 +175,10 @@ private:
 
   void grow() {
     // At most half full: linear probing stays short, also for the misses of a first insertion.
-    const std::size_t capacity = m_index.empty() ? 8 : m_index.size() * 2;
+    rehash(m_index.empty() ? 8 : m_index.size() * 2);
+  }
+
+  void rehash(std::size_t capacity) {
     m_index.assign(capacity, 0);
     m_mask = capacity - 1;
     for (std::size_t n = 0; n < m_entries.size(); ++n) {
