@@ -9,6 +9,9 @@
 /// new SSA stem) costs about one cache line, and the entries of recent keys stay in cache. The
 /// key bytes live in a StringArena (chunks that never move), so a key is a string_view and
 /// lookups take a string_view without building a std::string. No erase (the users only add).
+/// find() first compares the few entries after the one it found last: lookups that follow
+/// insertion order (a model's modules and tensors, asked for in model order) skip the hash and
+/// the index.
 ///
 /// \code
 ///   StringMap<std::size_t> counts;
@@ -20,6 +23,7 @@
 #include "support/StringArena.h"
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -66,8 +70,17 @@ inline std::uint64_t stringMapHash(std::string_view key) {
 template <typename V> class StringMap {
 public:
   StringMap() = default;
-  StringMap(StringMap&&) noexcept = default;
-  StringMap& operator=(StringMap&&) noexcept = default;
+  StringMap(StringMap&& other) noexcept { *this = std::move(other); }
+  StringMap& operator=(StringMap&& other) noexcept {
+    if (this == &other) return *this;
+    m_index = std::move(other.m_index);
+    m_entries = std::move(other.m_entries);
+    m_mask = other.m_mask;
+    m_keys = std::move(other.m_keys);
+    m_next.store(other.m_next.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    other.clear(); // reusable, like a new map
+    return *this;
+  }
   StringMap(const StringMap& other) { *this = other; }
   StringMap& operator=(const StringMap& other) {
     if (this == &other) return *this;
@@ -80,7 +93,19 @@ public:
   bool empty() const { return m_entries.empty(); }
 
   /// The value stored under `key`, or nullptr. Valid until the next insertion.
-  const V* find(std::string_view key) const { return findHashed(key, stringMapHash(key)); }
+  /// Lookups often come in insertion order (a model's modules and tensors are asked for in the
+  /// order they were added), so the few entries after the last one found are compared first; a
+  /// hit there costs no hash and no probe of the index.
+  const V* find(std::string_view key) const {
+    const std::size_t next = m_next.load(std::memory_order_relaxed);
+    const std::size_t end = std::min(m_entries.size(), next + kNearby);
+    for (std::size_t n = next; n < end; ++n)
+      if (m_entries[n].key() == key) {
+        m_next.store(n + 1, std::memory_order_relaxed);
+        return &m_entries[n].value;
+      }
+    return findHashed(key, stringMapHash(key));
+  }
   /// find() for a key whose stringMapHash the caller has already (to look it up and then insert it).
   const V* findHashed(std::string_view key, std::uint64_t h) const {
     if (m_index.empty()) return nullptr;
@@ -90,7 +115,10 @@ public:
       if (slot == 0) return nullptr;
       if ((slot & kTagMask) == tag) {
         const Entry& e = m_entries[(slot & ~kTagMask) - 1];
-        if (e.key() == key) return &e.value;
+        if (e.key() == key) {
+          m_next.store((slot & ~kTagMask), std::memory_order_relaxed); // the entry after e
+          return &e.value;
+        }
       }
     }
   }
@@ -148,6 +176,7 @@ public:
   }
 
   void clear() {
+    m_next.store(0, std::memory_order_relaxed);
     m_index.clear();
     m_entries.clear();
     m_keys.clear();
@@ -194,6 +223,10 @@ private:
   std::vector<Entry> m_entries;       // keys and values in insertion order
   std::size_t m_mask = 0;             // m_index.size() - 1 (a power of two)
   StringArena m_keys;                 // key bytes (stable: chunks never move)
+  /// The entry after the last one find() found: a hint, checked against the key before use
+  /// (atomic only so that concurrent const lookups are not a data race).
+  mutable std::atomic<std::size_t> m_next{0};
+  static constexpr std::size_t kNearby = 4;
 };
 
 } // namespace lattice

@@ -21,6 +21,8 @@ private Q_SLOTS:
   void emptyAndLongKeys();
   void copyAndMove();
   void hashReadsOnlyTheKey();
+  void lookupsInAnyOrder();
+  void movedFromMapIsReusable();
 };
 
 void TestStringMap::matchesUnorderedMap() {
@@ -140,6 +142,52 @@ void TestStringMap::hashReadsOnlyTheKey() {
   }
   QVERIFY(stringMapHash("ab") != stringMapHash("ba")); // the byte order counts
   QVERIFY(stringMapHash("a") != stringMapHash(std::string_view("a\0", 2))); // so does the length
+}
+
+void TestStringMap::lookupsInAnyOrder() {
+  // find() first compares the few entries after the last one it found (lookups usually follow
+  // insertion order); every order must still answer exactly what was inserted. Keys of equal
+  // length next to each other ("m.0".."m.9") make a wrong nearby match possible if the compare
+  // were loose.
+  StringMap<int> map;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 1000; ++i) {
+    keys.push_back("m." + std::to_string(i % 10) + "." + std::to_string(i / 10));
+    map.insert(keys.back(), i);
+  }
+  const auto check = [&](int i) {
+    const int* found = map.find(keys[i]);
+    QVERIFY2(found, keys[i].c_str());
+    QCOMPARE(*found, i);
+  };
+  for (int i = 0; i < 1000; ++i) check(i);       // in order: every lookup near the last
+  for (int i = 999; i >= 0; --i) check(i);       // backwards: never near
+  for (int i = 0; i < 1000; i += 3) check(i);    // skipping: near, but not next
+  for (int i = 0; i < 1000; ++i) {               // absent keys between present ones
+    QVERIFY(!map.find(keys[i] + "x"));
+    QVERIFY(!map.find("m." + std::to_string(i)));
+    check(i);
+  }
+  check(999);
+  map.insert("after", -1);                       // the hint points past the old end
+  QCOMPARE(*map.find("after"), -1);
+  check(0);
+}
+
+void TestStringMap::movedFromMapIsReusable() {
+  StringMap<int> a;
+  for (int i = 0; i < 50; ++i) a.insert("k" + std::to_string(i), i);
+  QCOMPARE(*a.find("k10"), 10);
+  StringMap<int> b = std::move(a);
+  QCOMPARE(*b.find("k11"), 11);
+  a.insert("fresh", 1); // a moved-from map works like a new one, with storage of its own
+  QCOMPARE(*a.find("fresh"), 1);
+  QVERIFY(!a.find("k11"));
+  QCOMPARE(a.size(), std::size_t(1));
+  QCOMPARE(*b.find("k49"), 49);
+  QVERIFY(!b.find("fresh"));
+  b = std::move(b); // self-move keeps the map
+  QCOMPARE(b.size(), std::size_t(50));
 }
 
 QTEST_APPLESS_MAIN(TestStringMap)
