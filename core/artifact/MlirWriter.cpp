@@ -209,10 +209,10 @@ std::string_view MlirModuleWriter::uniqueName(std::string_view stem) {
   return nameFor(normalized);
 }
 
-std::string_view MlirModuleWriter::nameFor(std::string_view stem) {
+std::string_view MlirModuleWriter::nameFor(std::string_view stem, std::uint64_t h) {
   // The first use of a stem is the stem itself: the map's stored key. Later ones are the stem
   // and the count in decimal, stored once.
-  const auto slot = m_nameCounts.insertWithKey(stem, 0);
+  const auto slot = m_nameCounts.insertHashed(stem, h, 0);
   const std::size_t count = (*slot.value)++;
   std::string_view name = slot.key;
   if (count > 0) {
@@ -302,6 +302,13 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
     stems[i] = given ? joinedStem(record.resultStems[i], m_stemScratch[i])
                      : std::string_view(schema->pythonName);
   }
+  // Naming a result probes the counter table at a random place, a cache miss on a large model:
+  // the lines are requested now and arrive while the operands and attributes are checked.
+  std::array<std::uint64_t, kMaxResultStems> stemHashes{};
+  for (std::size_t i = 0; i < resultCount; ++i) {
+    stemHashes[i] = stringMapHash(stems[i]);
+    m_nameCounts.prefetch(stemHashes[i]);
+  }
   // Built only for an error message: most ops have none.
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(stems[0]); };
   for (std::size_t i = 0; i < resultCount; ++i) {
@@ -361,7 +368,7 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
   // Everything is valid: name the results and render the line (sec. 6).
   OpResults results;
   for (std::size_t i = 0; i < resultCount; ++i)
-    results.push_back({nameFor(stems[i]), resultTypes[i]});
+    results.push_back({nameFor(stems[i], stemHashes[i]), resultTypes[i]});
   const Span<const MlirValue> resultSpan(results.begin(), results.size());
   // The line is gathered as pieces and copied once into the line arena.
   Pieces& line = m_pieces;
@@ -507,6 +514,9 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   }
   // addOp's checks in its order, for a record with resultStems {symbol}.
   const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;
+  const bool normalized = stem.find('.') == std::string_view::npos;
+  const std::uint64_t stemHash = normalized ? stringMapHash(stem) : 0;
+  if (normalized) m_nameCounts.prefetch(stemHash); // as in addOp: it arrives during the checks
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
   // `[A-Za-z_][A-Za-z0-9_$.]*` is a subset of the SSA grammar: a valid symbol is a valid stem.
   const bool validSymbol = isValidSymbolName(symbol);
@@ -525,7 +535,7 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   const Expected<std::string_view> tail = weightAttrTail(layout, packing);
   if (!tail) return makeError(context() + ": " + tail.message());
 
-  MlirValue result{uniqueName(stem), std::move(type)};
+  MlirValue result{normalized ? nameFor(stem, stemHash) : uniqueName(stem), std::move(type)};
   Pieces& line = m_pieces;
   line.clear();
   line.add("%");

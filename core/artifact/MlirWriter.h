@@ -226,7 +226,9 @@ private:
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
   /// uniqueName of a stem that is already normalized.
-  std::string_view nameFor(std::string_view normalizedStem);
+  std::string_view nameFor(std::string_view normalizedStem) { return nameFor(normalizedStem, stringMapHash(normalizedStem)); }
+  /// nameFor of a stem whose stringMapHash is `h` (computed early to prefetch its counter).
+  std::string_view nameFor(std::string_view normalizedStem, std::uint64_t h);
   /// The normalized stem `stem` joins to, in `scratch` when it has to be built.
   static std::string_view joinedStem(const ResultStem& stem, std::string& scratch);
   /// The attribute dict of `schema` for `attributes` (sec. 8), from the cache or rendered into

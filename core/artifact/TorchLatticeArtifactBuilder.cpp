@@ -199,9 +199,14 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view
   scratch += parameter;
   const std::size_t plain = scratch.size();
   const std::uint64_t keyHash = stringMapHash(scratch);
-  if (m_weightIndex.findHashed(scratch, keyHash)) return makeError("duplicate exported weight key: " + scratch);
+  // Both probes below are cache misses on a large model: requested together, they overlap.
   scratch += ".weight"; // a quantized weight stored under this key owns it too
-  const bool quantizedTwin = m_weightIndex.contains(scratch);
+  const std::uint64_t twinHash = stringMapHash(scratch);
+  m_weightIndex.prefetch(keyHash);
+  m_weightIndex.prefetch(twinHash);
+  const std::string_view plainKey = std::string_view(scratch).substr(0, plain);
+  if (m_weightIndex.findHashed(plainKey, keyHash)) return makeError("duplicate exported weight key: " + std::string(plainKey));
+  const bool quantizedTwin = m_weightIndex.findHashed(scratch, twinHash) != nullptr;
   scratch.resize(plain);
   if (quantizedTwin) return makeError("duplicate exported weight key: " + scratch);
   const std::string_view key = scratch;

@@ -164,6 +164,16 @@ public:
     return {stored, &m_entries.back().value, true};
   }
 
+  /// Starts loading the index line a key of hash `h` is probed at, so that a lookup or insertion
+  /// issued a little later (after other work) does not wait for memory. Only a hint.
+  void prefetch(std::uint64_t h) const {
+#if defined(__GNUC__)
+    if (!m_index.empty()) __builtin_prefetch(m_index.data() + (h & m_mask));
+#else
+    (void)h;
+#endif
+  }
+
   /// Room for `count` keys without growing: the index is sized once (growing rehashes every
   /// key, which on a large map is a cache miss per key) and the entries are allocated once.
   void reserve(std::size_t count) {
