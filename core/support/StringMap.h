@@ -22,8 +22,9 @@
 
 #include "support/StringArena.h"
 
-#include <cstddef>
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
