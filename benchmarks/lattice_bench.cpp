@@ -6,8 +6,9 @@
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
-// The bench runs under the tools' heap policy (support/MemoryPolicy.h), as the studio and
-// lattice-cli do; --default-heap keeps glibc's defaults instead, to see what the policy is worth.
+// The bench runs on the tools' allocator and heap policy (support/MemoryPolicy.h), as the studio
+// and lattice-cli do; --default-heap keeps the allocator's defaults, to see what the policy is
+// worth. The first line of the table names the allocator.
 
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
@@ -17,7 +18,6 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,6 +28,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,7 +124,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!defaultHeap) keepFreedMemoryForReuse();
+  if (!defaultHeap) applyHeapPolicy();
 
   std::vector<Case> cases = {
       {"sparse_resnet21d", "example:sparse_resnet21d", std::nullopt},
@@ -160,7 +161,7 @@ int main(int argc, char** argv) {
     ExportOptions options;
     options.quantizeBits = c.quantize;
 
-    const double modelMb = static_cast<double>(mallinfo2().uordblks + mallinfo2().hblkhd) / 1e6;
+    const std::optional<double> modelMb = heapMegabytesInUse();
     LatticeTracer tracer;
     r.traceMs = timeMedian(runs, [&]() -> Status {
       auto g = tracer.trace(*model);
@@ -182,22 +183,23 @@ int main(int argc, char** argv) {
 
     if (phases) {
       std::vector<double> prepare, interpret, text, teardown;
-      double graphMb = 0, loweredMb = 0;
-      const auto heapMb = [] {
-        const struct mallinfo2 m = mallinfo2();
-        return static_cast<double>(m.uordblks + m.hblkhd) / 1e6;
+      std::optional<double> graphMb, loweredMb;
+      const auto grownSince = [](std::optional<double> base) -> std::optional<double> {
+        const std::optional<double> now = heapMegabytesInUse();
+        if (!base || !now) return std::nullopt;
+        return *now - *base;
       };
       for (int i = 0; i <= runs; ++i) {
-        const double base = heapMb();
+        const std::optional<double> base = heapMegabytesInUse();
         auto t0 = Clock::now();
         auto p = std::make_unique<Expected<PreparedLowering>>(prepareLowering(*model, options));
         if (!*p) return 1;
         const double a = msSince(t0);
-        graphMb = heapMb() - base;
+        graphMb = grownSince(base);
         t0 = Clock::now();
         if (!finishLowering(**p)) return 1;
         const double b = msSince(t0);
-        loweredMb = heapMb() - base;
+        loweredMb = grownSince(base);
         t0 = Clock::now();
         if (!(**p).builder->toMlir()) return 1;
         const double c = msSince(t0);
@@ -207,11 +209,15 @@ int main(int argc, char** argv) {
         if (i == 0) continue;
         prepare.push_back(a), interpret.push_back(b), text.push_back(c), teardown.push_back(d);
       }
-      std::fprintf(stderr,
-                   "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms; "
-                   "heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered\n",
-                   c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown), modelMb,
-                   graphMb, loweredMb);
+      std::string heap; // only where the allocator counts its bytes in use (glibc)
+      if (modelMb && graphMb && loweredMb) {
+        char text[128];
+        std::snprintf(text, sizeof text, "; heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered", *modelMb,
+                      *graphMb, *loweredMb);
+        heap = text;
+      }
+      std::fprintf(stderr, "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms%s\n",
+                   c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown), heap.c_str());
     }
 
     const std::string target = (dir / (c.name + ".lattice")).string();
@@ -238,6 +244,7 @@ int main(int argc, char** argv) {
     std::cout << out.dump(2) << '\n';
     return 0;
   }
+  std::printf("heap: %s\n", heapDescription().c_str());
   std::printf("disk sequential write: %.0f MB/s (%s)\n\n", disk, dir.c_str());
   std::printf("%-24s %7s %12s %10s %10s %10s %10s\n", "case", "nodes", "weight MB", "trace ms", "lower ms",
               "save ms", "write MB/s");

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev
-  libtorch-dev libgraphviz-dev graphviz nlohmann-json3-dev
+  libtorch-dev libgraphviz-dev graphviz nlohmann-json3-dev libmimalloc-dev
   xvfb xauth python3 python3-torch
 )
 # LATTICE_FUZZ=1: also clang and its libFuzzer runtime, for the -DLATTICE_BUILD_FUZZERS=ON build

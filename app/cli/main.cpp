@@ -46,7 +46,7 @@ exit codes: 0 ok, 1 bad input, 2 usage
 } // namespace
 
 int main(int argc, char** argv) {
-  lattice::keepFreedMemoryForReuse();
+  lattice::applyHeapPolicy();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     return lattice::cli::ExitOk;
   }
   if (command == "--version") {
-    std::cout << "lattice-cli 0.1.0\n";
+    std::cout << "lattice-cli 0.1.0\nheap: " << lattice::heapDescription() << '\n';
     return lattice::cli::ExitOk;
   }
   if (command == "trace") return lattice::cli::runTrace(args);

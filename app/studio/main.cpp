@@ -68,7 +68,7 @@ void stageComparison(CompareView* view, const std::function<void()>& done) {
 } // namespace
 
 int main(int argc, char** argv) {
-  lattice::keepFreedMemoryForReuse(); // before Qt starts its threads
+  lattice::applyHeapPolicy(); // before Qt starts its threads
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName(QStringLiteral("Lattice"));
   QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio"));

@@ -145,6 +145,21 @@ private Q_SLOTS:
     QCOMPARE(fromArchive.code, 0);
     QCOMPARE(fromArchive.out, builtIn.out);
   }
+
+  // The tool reports the allocator that really serves its malloc (support/MemoryPolicy.h).
+  // Built with mimalloc, that must be mimalloc with the heap policy's 2 MiB pages: a lost
+  // override (link order, a static link) or a policy not applied shows here.
+  void versionNamesTheHeapThatServesMalloc() {
+    const CliRun r = runCli({QStringLiteral("--version")});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.startsWith(QStringLiteral("lattice-cli 0.1.0\nheap: ")), qPrintable(r.out));
+#if defined(LATTICE_EXPECT_MIMALLOC)
+    QVERIFY2(QRegularExpression(QStringLiteral("\nheap: mimalloc 2\\.\\d\\.\\d+, 2 MiB pages\n$")).match(r.out).hasMatch(),
+             qPrintable(r.out));
+#else
+    QVERIFY2(r.out.endsWith(QStringLiteral("\nheap: glibc malloc\n")), qPrintable(r.out));
+#endif
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCli)
