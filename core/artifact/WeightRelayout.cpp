@@ -33,16 +33,17 @@ std::string pythonTuple(const std::vector<int64_t>& values) {
 // elements of E bytes. Loads and stores go through memcpy (one mov once compiled), so a view at
 // an unaligned offset of a safetensors file is read correctly.
 
-// One tile [o0, o1) × [i0, i1) of a kernel slice, element by element: slice[i, o] → base[o, i],
-// with rows of `out` elements in the slice and of `dstRow` in the target.
+// One tile [o0, o1) × [i0, i1) of a kernel slice, element by element: slice[i, o] →
+// base[o - oBase, i], with rows of `out` elements in the slice and of `dstRow` in the target
+// (`base` holds the target's rows from oBase on).
 template <std::size_t E> struct Element {
   unsigned char bytes[E];
 };
 template <std::size_t E>
-void moveTile(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t o0, int64_t o1, int64_t i0,
-              int64_t i1) {
+void moveTile(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t oBase, int64_t o0, int64_t o1,
+              int64_t i0, int64_t i1) {
   for (int64_t o = o0; o < o1; ++o) {
-    uint8_t* row = base + o * dstRow * int64_t(E);
+    uint8_t* row = base + (o - oBase) * dstRow * int64_t(E);
     for (int64_t i = i0; i < i1; ++i) {
       Element<E> value;
       std::memcpy(&value, slice + (i * out + o) * int64_t(E), E);
@@ -56,10 +57,10 @@ void moveTile(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, 
 // (shuffles move bits unchanged, so any 4-byte dtype may pass as float) and stored as four
 // rows of the target; the tile's edges that are not a multiple of 4 go element by element.
 template <>
-void moveTile<4>(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t o0, int64_t o1,
-                 int64_t i0, int64_t i1) {
+void moveTile<4>(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRow, int64_t oBase, int64_t o0,
+                 int64_t o1, int64_t i0, int64_t i1) {
   const auto src = [&](int64_t i, int64_t o) { return reinterpret_cast<const float*>(slice + (i * out + o) * 4); };
-  const auto dst = [&](int64_t o, int64_t i) { return reinterpret_cast<float*>(base + (o * dstRow + i) * 4); };
+  const auto dst = [&](int64_t o, int64_t i) { return reinterpret_cast<float*>(base + ((o - oBase) * dstRow + i) * 4); };
   const int64_t o4 = o0 + (o1 - o0) / 4 * 4;
   const int64_t i4 = i0 + (i1 - i0) / 4 * 4;
   for (int64_t o = o0; o < o4; o += 4)
@@ -86,16 +87,17 @@ void moveTile<4>(const uint8_t* slice, uint8_t* base, int64_t out, int64_t dstRo
 }
 #endif
 
+// The output channels [oBegin, oEnd) of the re-laid weight, out[oBegin..oEnd, :, :], into `dst`.
 template <std::size_t E>
-void relayout(const uint8_t* src, uint8_t* dst, int64_t kernel, int64_t in, int64_t out) {
+void relayout(const uint8_t* src, uint8_t* dst, int64_t kernel, int64_t in, int64_t out, int64_t oBegin, int64_t oEnd) {
   constexpr int64_t kBlock = 32; // 32×32 elements of ≤ 8 bytes: both tiles stay in L1
   const int64_t dstRow = kernel * in; // elements between out[o, ...] and out[o + 1, ...]
   for (int64_t k = 0; k < kernel; ++k) {
     const uint8_t* slice = src + k * in * out * int64_t(E); // (C_in, C_out)
-    uint8_t* base = dst + k * in * int64_t(E);              // out[0, k, 0]
-    for (int64_t o0 = 0; o0 < out; o0 += kBlock)
+    uint8_t* base = dst + k * in * int64_t(E);              // out[oBegin, k, 0]
+    for (int64_t o0 = oBegin; o0 < oEnd; o0 += kBlock)
       for (int64_t i0 = 0; i0 < in; i0 += kBlock)
-        moveTile<E>(slice, base, out, dstRow, o0, std::min(out, o0 + kBlock), i0, std::min(in, i0 + kBlock));
+        moveTile<E>(slice, base, out, dstRow, oBegin, o0, std::min(oEnd, o0 + kBlock), i0, std::min(in, i0 + kBlock));
   }
 }
 
@@ -104,17 +106,26 @@ public:
   ConvRelayout(TensorData source, int64_t kernel, int64_t in, int64_t out)
       : m_source(std::move(source)), m_kernel(kernel), m_in(in), m_out(out) {}
 
-  void produce(uint8_t* dst) const override {
-    const uint8_t* src = m_source.data();
-    switch (dtypeSize(m_source.dtype())) {
-    case 1: relayout<1>(src, dst, m_kernel, m_in, m_out); break;
-    case 2: relayout<2>(src, dst, m_kernel, m_in, m_out); break;
-    case 4: relayout<4>(src, dst, m_kernel, m_in, m_out); break;
-    default: relayout<8>(src, dst, m_kernel, m_in, m_out); break;
-    }
+  void produce(uint8_t* dst) const override { produceChannels(dst, 0, m_out); }
+  // One slice is one output channel, out[o, :, :]: a writer streams a large weight in pieces.
+  std::size_t sliceBytes() const override {
+    return static_cast<std::size_t>(m_kernel * m_in) * dtypeSize(m_source.dtype());
+  }
+  void produceSlices(uint8_t* dst, std::size_t first, std::size_t count) const override {
+    produceChannels(dst, static_cast<int64_t>(first), static_cast<int64_t>(first + count));
   }
 
 private:
+  void produceChannels(uint8_t* dst, int64_t oBegin, int64_t oEnd) const {
+    const uint8_t* src = m_source.data();
+    switch (dtypeSize(m_source.dtype())) {
+    case 1: relayout<1>(src, dst, m_kernel, m_in, m_out, oBegin, oEnd); break;
+    case 2: relayout<2>(src, dst, m_kernel, m_in, m_out, oBegin, oEnd); break;
+    case 4: relayout<4>(src, dst, m_kernel, m_in, m_out, oBegin, oEnd); break;
+    default: relayout<8>(src, dst, m_kernel, m_in, m_out, oBegin, oEnd); break;
+    }
+  }
+
   TensorData m_source; // shares the model's bytes
   int64_t m_kernel, m_in, m_out;
 };

@@ -11,7 +11,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <future>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <limits>
 #include <memory>
 
@@ -168,54 +172,142 @@ Status checkTensors(const std::string& path, const std::vector<NamedTensor>& ten
   return {};
 }
 
-// Produces the deferred tensors of `sorted`, in order, one ahead of the writer: take(i) returns
-// tensor i's bytes (waiting for the worker when it was started, producing in place otherwise);
-// startAfter(i) starts the next deferred tensor after i on a worker into the other buffer (only
-// when it is at least 1 MiB: smaller ones are produced in place).
-class DeferredPipeline {
+// The tensor data of a file as the pieces it is written in: bytes [offset, offset + size) of one
+// tensor. A tensor whose bytes exist is written straight from them in pieces of kChunkSize (the
+// progress granularity). A deferred tensor is computed piece by piece into a scratch buffer: in
+// pieces of about kProducePiece whole slices when its producer computes slices (a re-laid conv
+// weight, one output channel a slice), else whole.
+struct Piece {
+  const TensorData* tensor;
+  std::size_t offset;
+  std::size_t size;
+  bool produced; // computed into a scratch buffer, not read from the tensor's bytes
+  bool sliced;   // computed by produceRangeInto (else whole, by produceInto)
+};
+
+constexpr std::size_t kProducePiece = std::size_t(1) << 20; // two of them stay in a core's L2
+
+std::vector<Piece> splitIntoPieces(const std::vector<const NamedTensor*>& sorted) {
+  std::vector<Piece> pieces;
+  for (const NamedTensor* t : sorted) {
+    const TensorData& tensor = t->tensor;
+    const std::size_t total = tensor.byteSize();
+    if (total == 0) continue;
+    if (!tensor.isDeferred()) {
+      for (std::size_t at = 0; at < total; at += kChunkSize)
+        pieces.push_back({&tensor, at, std::min(kChunkSize, total - at), false, false});
+      continue;
+    }
+    const std::size_t slice = tensor.rangeGranularity();
+    if (slice == 0) {
+      pieces.push_back({&tensor, 0, total, true, false});
+      continue;
+    }
+    const std::size_t step = std::max(slice, kProducePiece / slice * slice);
+    for (std::size_t at = 0; at < total; at += step)
+      pieces.push_back({&tensor, at, std::min(step, total - at), true, true});
+  }
+  return pieces;
+}
+
+// Computes the produced pieces one ahead of the writer, on one worker thread, into the other of
+// two scratch buffers: while piece i is written, the next produced piece is computed, so
+// re-laying weights overlaps with the write, and the buffers (about 1 MiB each) stay in cache
+// between the re-layout that fills them and the write that copies them into the file.
+// take(i) answers piece i's bytes: from the worker when it computed them, else computed here.
+class PieceProducer {
 public:
-  explicit DeferredPipeline(const std::vector<const NamedTensor*>& sorted) : m_sorted(sorted) {}
-  ~DeferredPipeline() { finish(); }
-  DeferredPipeline(const DeferredPipeline&) = delete;
-  DeferredPipeline& operator=(const DeferredPipeline&) = delete;
+  explicit PieceProducer(const std::vector<Piece>& pieces) : m_pieces(pieces) {}
+  ~PieceProducer() {
+    if (!m_worker.joinable()) return;
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_idle.wait(lock, [&] { return m_job == kNone; }); // a failure left here is dropped
+      m_stop = true;
+    }
+    m_wake.notify_one();
+    m_worker.join();
+  }
+  PieceProducer(const PieceProducer&) = delete;
+  PieceProducer& operator=(const PieceProducer&) = delete;
 
   const uint8_t* take(std::size_t index) {
-    if (m_pendingIndex == index) {
-      m_pending.get();
-      m_pendingIndex = kNone;
-      m_current = m_pendingSlot;
-      return m_buffers[m_current].get();
+    if (m_started == index) {
+      m_started = kNone;
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_idle.wait(lock, [&] { return m_job == kNone; });
+      if (m_failure) std::rethrow_exception(std::exchange(m_failure, nullptr));
+      m_current = m_startedSlot;
+    } else {
+      drain(); // (never pending here in writing order; kept so that slot 0 is free)
+      m_current = 0;
+      produce(index, m_current);
     }
-    finish();
-    m_current = 0;
-    uint8_t* dst = reserve(m_current, m_sorted[index]->tensor.byteSize());
-    m_sorted[index]->tensor.produceInto(dst);
-    return dst;
-  }
-
-  void startAfter(std::size_t index) {
-    if (m_pendingIndex != kNone) return;
-    std::size_t next = index + 1;
-    while (next < m_sorted.size() && !m_sorted[next]->tensor.isDeferred()) ++next;
-    if (next >= m_sorted.size()) return;
-    const TensorData* tensor = &m_sorted[next]->tensor;
-    if (tensor->byteSize() < kOverlapMinBytes) return; // a thread costs more than it saves
-    m_pendingSlot = m_current ^ 1u;
-    uint8_t* dst = reserve(m_pendingSlot, tensor->byteSize());
-    m_pending = std::async(std::launch::async, [tensor, dst] { tensor->produceInto(dst); });
-    m_pendingIndex = next;
-  }
-
-  /// Waits for a started production (its buffer must outlive it).
-  void finish() {
-    if (m_pending.valid()) m_pending.wait();
-    m_pending = {};
-    m_pendingIndex = kNone;
+    startAfter(index);
+    return m_buffers[m_current].get();
   }
 
 private:
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  static constexpr std::size_t kOverlapMinBytes = std::size_t(1) << 20;
+  static constexpr std::size_t kOverlapMinBytes = std::size_t(256) << 10;
+
+  // Waits for a piece given to the worker and drops it.
+  void drain() {
+    if (m_started == kNone) return;
+    m_started = kNone;
+    std::unique_lock<std::mutex> lock(m_mutex);
+    m_idle.wait(lock, [&] { return m_job == kNone; });
+    m_failure = nullptr;
+  }
+
+  // Starts the first produced piece after `index` on the worker, into the buffer not in use,
+  // unless it is small: handing a piece over costs a wake-up of the worker (tens of µs), more
+  // than computing a small piece in place.
+  void startAfter(std::size_t index) {
+    std::size_t next = index + 1;
+    while (next < m_pieces.size() && !m_pieces[next].produced) ++next;
+    if (next >= m_pieces.size() || m_pieces[next].size < kOverlapMinBytes) return;
+    const unsigned slot = m_current ^ 1u;
+    reserve(slot, m_pieces[next].size);
+    if (!m_worker.joinable()) m_worker = std::thread([this] { work(); });
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_job = next;
+      m_startedSlot = slot;
+    }
+    m_started = next;
+    m_wake.notify_one();
+  }
+
+  void work() {
+    std::unique_lock<std::mutex> lock(m_mutex);
+    for (;;) {
+      m_wake.wait(lock, [&] { return m_stop || m_job != kNone; });
+      if (m_stop) return;
+      const std::size_t job = m_job;
+      const unsigned slot = m_startedSlot;
+      lock.unlock();
+      std::exception_ptr failure;
+      try {
+        produce(job, slot);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      lock.lock();
+      m_failure = failure;
+      m_job = kNone;
+      m_idle.notify_one();
+    }
+  }
+
+  void produce(std::size_t index, unsigned slot) {
+    const Piece& p = m_pieces[index];
+    uint8_t* dst = reserve(slot, p.size);
+    if (p.sliced)
+      p.tensor->produceRangeInto(dst, p.offset, p.size);
+    else
+      p.tensor->produceInto(dst);
+  }
 
   uint8_t* reserve(unsigned slot, std::size_t size) {
     if (m_sizes[slot] < size) {
@@ -225,13 +317,21 @@ private:
     return m_buffers[slot].get();
   }
 
-  const std::vector<const NamedTensor*>& m_sorted;
+  const std::vector<Piece>& m_pieces;
   std::unique_ptr<uint8_t[]> m_buffers[2];
   std::size_t m_sizes[2] = {0, 0};
   unsigned m_current = 0;
-  unsigned m_pendingSlot = 1;
-  std::size_t m_pendingIndex = kNone;
-  std::future<void> m_pending;
+  // The main thread's view of the worker: the piece it was given (kNone when none is pending).
+  std::size_t m_started = kNone;
+  // Shared with the worker under m_mutex.
+  unsigned m_startedSlot = 1; // the buffer the worker's piece goes to
+  std::mutex m_mutex;
+  std::condition_variable m_wake; // a job or stop for the worker
+  std::condition_variable m_idle; // the worker finished its job
+  std::size_t m_job = kNone;
+  bool m_stop = false;
+  std::exception_ptr m_failure;
+  std::thread m_worker;
 };
 
 } // namespace
@@ -326,22 +426,13 @@ Status writeSafetensors(const std::string& path, const std::vector<NamedTensor>&
   };
 
   Status status = put(reinterpret_cast<const uint8_t*>(header.data()), header.size());
-  // Deferred tensors are produced into one of two scratch buffers, never kept: while tensor i is
-  // written, the next deferred tensor is produced on a worker thread into the other buffer, so
-  // re-laying weights overlaps with the write.
-  DeferredPipeline pipeline(sorted);
-  for (std::size_t i = 0; status && i < sorted.size(); ++i) {
-    const TensorData& tensor = sorted[i]->tensor;
-    const uint8_t* bytes = tensor.isDeferred() ? pipeline.take(i) : tensor.data();
-    pipeline.startAfter(i);
-    std::size_t done = 0;
-    do {
-      const std::size_t piece = std::min(kChunkSize, tensor.byteSize() - done);
-      status = put(bytes + done, piece);
-      done += piece;
-    } while (status && done < tensor.byteSize());
+  const std::vector<Piece> pieces = splitIntoPieces(sorted);
+  PieceProducer producer(pieces);
+  for (std::size_t i = 0; status && i < pieces.size(); ++i) {
+    const Piece& piece = pieces[i];
+    const uint8_t* bytes = piece.produced ? producer.take(i) : piece.tensor->data() + piece.offset;
+    status = put(bytes, piece.size);
   }
-  pipeline.finish();
   if (!status) return status;
   Status closed = file.close();
   if (!closed) {

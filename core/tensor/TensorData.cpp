@@ -114,6 +114,23 @@ void TensorData::produceInto(uint8_t* dst) const {
   std::memcpy(dst, data(), m_size);
 }
 
+std::size_t TensorData::rangeGranularity() const {
+  if (m_lazy && !m_lazy->ready.load(std::memory_order_acquire)) return m_lazy->producer->sliceBytes();
+  return 1;
+}
+
+void TensorData::produceRangeInto(uint8_t* dst, std::size_t offset, std::size_t size) const {
+  assert(offset <= m_size && size <= m_size - offset && "TensorData::produceRangeInto: range outside");
+  if (size == 0) return;
+  if (m_lazy && !m_lazy->ready.load(std::memory_order_acquire)) {
+    const std::size_t slice = m_lazy->producer->sliceBytes();
+    assert(slice != 0 && offset % slice == 0 && size % slice == 0 && "TensorData::produceRangeInto: not slices");
+    m_lazy->producer->produceSlices(dst, offset / slice, size / slice); // streamed: nothing is kept
+    return;
+  }
+  std::memcpy(dst, data() + offset, size);
+}
+
 int64_t TensorData::numel() const {
   return shapeNumel(m_shape);
 }

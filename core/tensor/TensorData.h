@@ -6,6 +6,7 @@
 
 #include "tensor/DType.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -19,6 +20,16 @@ public:
   virtual ~TensorProducer() = default;
   /// Writes exactly the tensor's byteSize() bytes to `dst`.
   virtual void produce(uint8_t* dst) const = 0;
+  /// The bytes of one slice of the result that produceSlices() can compute on its own (a divisor
+  /// of the tensor's byte size, for example one output channel of a re-laid conv weight); 0, the
+  /// default, when the producer computes only whole tensors.
+  virtual std::size_t sliceBytes() const { return 0; }
+  /// Writes slices [first, first + count) of the result, count * sliceBytes() bytes, to `dst`:
+  /// the same bytes produce() puts at offset first * sliceBytes(). Only called when sliceBytes()
+  /// is not 0, with slices inside the tensor.
+  virtual void produceSlices(uint8_t* dst, std::size_t first, std::size_t count) const {
+    (void)dst, (void)first, (void)count;
+  }
 };
 
 class TensorData {
@@ -54,6 +65,14 @@ public:
   /// Writes the byteSize() bytes to `dst`. For a deferred tensor whose bytes were not computed
   /// yet this runs the producer into `dst` without keeping anything (what writers use).
   void produceInto(uint8_t* dst) const;
+  /// The granularity of produceRangeInto(): a divisor of byteSize(). 1 for tensors whose bytes
+  /// exist (or were computed), the producer's sliceBytes() for a deferred tensor whose bytes were
+  /// not computed yet (0 when its producer computes only whole tensors).
+  std::size_t rangeGranularity() const;
+  /// Writes bytes [offset, offset + size) to `dst`, computing only those of a deferred tensor
+  /// (what writers use to stream a large deferred tensor piece by piece). Precondition: offset and
+  /// size are multiples of a non-zero rangeGranularity() and the range lies inside the tensor.
+  void produceRangeInto(uint8_t* dst, std::size_t offset, std::size_t size) const;
 
   /// The bytes as elements of T. Views into a safetensors file may be unaligned for T when the
   /// writer placed a tensor at an offset that is not a multiple of sizeof(T).

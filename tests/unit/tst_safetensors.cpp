@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -88,6 +89,7 @@ private Q_SLOTS:
   void writerProgressCoversAllBytes();
   void writerCancelRemovesFile();
   void writerStreamsDeferredTensors();
+  void writerStreamsSlicedTensors();
   void writerCancelWhileProducing();
   void writerReportsIoErrors();
   void writerRejectsInconsistentTensors();
@@ -560,6 +562,50 @@ TensorData pattern(uint32_t seed, int64_t count) {
   return TensorData::deferred(DType::U32, {count}, std::make_shared<PatternProducer>(seed, count));
 }
 
+// The same pattern computed in slices of `sliceElements`; counts the calls that computed the whole
+// tensor, which a writer streaming slices never makes.
+class SlicedPatternProducer final : public TensorProducer {
+public:
+  SlicedPatternProducer(uint32_t seed, int64_t count, int64_t sliceElements, std::atomic<int>* wholeCalls)
+      : m_seed(seed), m_count(count), m_slice(sliceElements), m_wholeCalls(wholeCalls) {}
+  void produce(uint8_t* dst) const override {
+    ++*m_wholeCalls;
+    fill(dst, 0, m_count);
+  }
+  std::size_t sliceBytes() const override { return static_cast<std::size_t>(m_slice) * 4; }
+  void produceSlices(uint8_t* dst, std::size_t first, std::size_t count) const override {
+    const int64_t begin = static_cast<int64_t>(first) * m_slice;
+    const int64_t end = begin + static_cast<int64_t>(count) * m_slice;
+    if (begin < 0 || end > m_count) std::abort(); // a slice outside the tensor is a writer bug
+    fill(dst, begin, end);
+  }
+
+private:
+  void fill(uint8_t* dst, int64_t begin, int64_t end) const {
+    for (int64_t i = begin; i < end; ++i) {
+      const uint32_t v = m_seed * 1000000u + static_cast<uint32_t>(i);
+      std::memcpy(dst + (i - begin) * 4, &v, 4);
+    }
+  }
+
+  uint32_t m_seed;
+  int64_t m_count, m_slice;
+  std::atomic<int>* m_wholeCalls;
+};
+
+// Checks that tensor `t` of a written file holds PatternProducer's values for `seed`.
+bool holdsPattern(const NamedTensor& t, uint32_t seed, QString* where) {
+  for (int64_t i = 0; i < t.tensor.numel(); ++i) {
+    uint32_t v = 0;
+    std::memcpy(&v, t.tensor.data() + i * 4, 4);
+    if (v != seed * 1000000u + static_cast<uint32_t>(i)) {
+      *where = QStringLiteral("tensor %1 element %2").arg(QString::fromStdString(t.key)).arg(i);
+      return false;
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 void TestSafetensors::writerStreamsDeferredTensors() {
@@ -593,6 +639,46 @@ void TestSafetensors::writerStreamsDeferredTensors() {
       if (v != seed * 1000000u + static_cast<uint32_t>(i))
         QFAIL(qPrintable(QStringLiteral("tensor %1 element %2").arg(QString::fromStdString(t.key)).arg(i)));
     }
+  }
+}
+
+void TestSafetensors::writerStreamsSlicedTensors() {
+  // A deferred tensor whose producer computes slices is written in pieces of about 1 MiB of whole
+  // slices (pieces of 256 KiB and more on the worker, smaller ones in place) and only ever asked
+  // for slices, so the writer never holds more than two pieces of it. Slices of 1237 elements (4948 bytes) do not divide 1 MiB, so the pieces' edges fall
+  // inside no slice only if the writer rounds them; "b" is one slice; "d" has pieces below 256 KiB
+  // only; plain and whole-only deferred tensors sit in between.
+  std::atomic<int> wholeCalls{0};
+  const auto sliced = [&](uint32_t seed, int64_t slices, int64_t sliceElements) {
+    return TensorData::deferred(DType::U32, {slices * sliceElements},
+                                std::make_shared<SlicedPatternProducer>(seed, slices * sliceElements, sliceElements,
+                                                                        &wholeCalls));
+  };
+  std::vector<NamedTensor> tensors = {
+      {"a", sliced(1, 700, 1237)},  {"b", sliced(2, 1, 1237)},       {"c", pattern(3, (2 << 20) / 4 + 3)},
+      {"d", sliced(4, 50, 1000)},   {"e", filled(DType::U32, {9}, 0x5a)}, {"f", sliced(6, 3001, 509)},
+  };
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("sliced.safetensors"));
+  uint64_t lastReport = 0;
+  int reports = 0;
+  QVERIFY(writeSafetensors(out.toStdString(), tensors, std::nullopt, [&](uint64_t written, uint64_t) {
+            lastReport = written, ++reports;
+            return true;
+          }).ok());
+  QCOMPARE(wholeCalls.load(), 0);
+  QVERIFY2(reports > 8, qPrintable(QString::number(reports))); // "a" and "f" alone are 3 pieces or more each
+  QCOMPARE(lastReport, static_cast<uint64_t>(QFileInfo(out).size()));
+  Expected<SafetensorsFile> file = SafetensorsFile::open(out.toStdString());
+  QVERIFY(file.ok());
+  QCOMPARE(file->tensors().size(), tensors.size());
+  for (std::size_t n = 0; n < tensors.size(); ++n) {
+    const NamedTensor& t = file->tensors()[n];
+    QCOMPARE(t.key, tensors[n].key);
+    QCOMPARE(t.tensor.byteSize(), tensors[n].tensor.byteSize());
+    if (t.key == "e") continue;
+    QString where;
+    QVERIFY2(holdsPattern(t, static_cast<uint32_t>(t.key[0] - 'a' + 1), &where), qPrintable(where));
   }
 }
 

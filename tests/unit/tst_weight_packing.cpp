@@ -102,6 +102,7 @@ private Q_SLOTS:
   void convRelayoutByHand();
   void convRelayoutAnyDType();
   void convRelayoutLargeUnalignedView();
+  void convRelayoutInSlices();
   void convRelayoutErrors_data();
   void convRelayoutErrors();
   void convRelayoutConformance_data();
@@ -221,6 +222,54 @@ void TestWeightPacking::convRelayoutLargeUnalignedView() {
     for (int64_t k = 0; k < K; ++k)
       for (int64_t i = 0; i < in; ++i)
         QCOMPARE(got[(o * K + k) * in + i], static_cast<float>(k * 10000 + i * 100 + o));
+}
+
+void TestWeightPacking::convRelayoutInSlices() {
+  // A writer computes a large re-laid weight in pieces of whole output channels: each range of
+  // channels must hold out[o, k, i] = W[k, i, o], here W's own flat index (k·C_in + i)·C_out + o
+  // (below 2^15, so every element differs also as i16), at any start and across tile edges.
+  const int64_t kx = 2, ky = 1, kz = 3, in = 37, out = 70, K = kx * ky * kz;
+  for (const DType dtype : {DType::F32, DType::I16}) {
+    const std::size_t e = dtypeSize(dtype);
+    std::vector<uint8_t> bytes(K * in * out * e);
+    const auto put = [&](uint8_t* at, int64_t value) {
+      if (e == 4) {
+        const float v = static_cast<float>(value);
+        std::memcpy(at, &v, 4);
+      } else {
+        const int16_t v = static_cast<int16_t>(value);
+        std::memcpy(at, &v, 2);
+      }
+    };
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = 0; i < in; ++i)
+        for (int64_t o = 0; o < out; ++o)
+          put(bytes.data() + ((k * in + i) * out + o) * e, (k * in + i) * out + o);
+    Expected<TensorData> relaid = convWeightToLatticeLayout(
+        TensorData::owning(dtype, {K, in, out}, bytes), kx, ky, kz, in, out);
+    QVERIFY(relaid.ok());
+    const std::size_t row = static_cast<std::size_t>(K * in) * e; // one output channel
+    QCOMPARE(relaid->rangeGranularity(), row);
+    std::vector<uint8_t> expectedRow(row);
+    for (const auto& [first, count] : std::vector<std::pair<int64_t, int64_t>>{{0, 70}, {0, 1}, {5, 33}, {31, 2}, {69, 1}, {38, 32}}) {
+      std::vector<uint8_t> got(static_cast<std::size_t>(count) * row, 0xEE);
+      relaid->produceRangeInto(got.data(), static_cast<std::size_t>(first) * row, got.size());
+      for (int64_t o = first; o < first + count; ++o) {
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t i = 0; i < in; ++i)
+            put(expectedRow.data() + (k * in + i) * e, (k * in + i) * out + o);
+        QVERIFY2(std::memcmp(got.data() + (o - first) * row, expectedRow.data(), row) == 0,
+                 qPrintable(QStringLiteral("%1-byte elements, channels [%2, %3): channel %4")
+                                .arg(e).arg(first).arg(first + count).arg(o)));
+      }
+    }
+    // Once computed (a reader asked for data()), any byte range is a copy of the kept bytes.
+    const uint8_t* all = relaid->data();
+    QCOMPARE(relaid->rangeGranularity(), std::size_t(1));
+    std::vector<uint8_t> middle(7);
+    relaid->produceRangeInto(middle.data(), 13, middle.size());
+    QVERIFY(std::memcmp(middle.data(), all + 13, middle.size()) == 0);
+  }
 }
 
 void TestWeightPacking::convRelayoutErrors_data() {
