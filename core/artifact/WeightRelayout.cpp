@@ -1,7 +1,8 @@
 // The conv weight re-layout of lowering.md §5.8 as a deferred tensor: the lowering only checks
 // shapes and records the source; the bytes are moved when a writer (or a reader of data()) asks,
 // so lowering a model touches no weight bytes and a save streams each re-laid weight straight
-// into the file. The move itself is a cache-blocked transpose of every kernel slice; it only
+// into the file, in pieces of whole output channels (the producer's slices), so that the first
+// bytes go out before the whole weight is re-laid. The move itself is a cache-blocked transpose of every kernel slice; it only
 // moves elements, so it works on any dtype as unsigned integers of the element's width. 4-byte
 // elements (f32, the usual case) move as 4×4 blocks through SSE2 registers where the target has
 // them (every x86-64): twice the speed of one element at a time, which is a fifth of a
