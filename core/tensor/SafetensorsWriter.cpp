@@ -10,14 +10,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <condition_variable>
+#include <cstring>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
-#include <limits>
-#include <memory>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -239,7 +239,7 @@ public:
       if (m_failure) std::rethrow_exception(std::exchange(m_failure, nullptr));
       m_current = m_startedSlot;
     } else {
-      drain(); // (never pending here in writing order; kept so that slot 0 is free)
+      drain(); // the worker's piece is always the next one taken; this only keeps slot 0 free
       m_current = 0;
       produce(index, m_current);
     }
