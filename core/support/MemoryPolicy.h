@@ -29,6 +29,8 @@
 #include <string>
 
 #if defined(LATTICE_WITH_MIMALLOC)
+#include <fstream>
+
 #include <mimalloc.h>
 #elif defined(__GLIBC__)
 #include <malloc.h>
@@ -57,7 +59,15 @@ inline std::string heapDescription() {
   std::string text = "mimalloc " + std::to_string(v / 100) + "." + std::to_string(v % 100 / 10) + "." +
                      std::to_string(v % 10);
   if (!overridden) return text + " linked, but malloc is not served by it";
-  return text + (mi_option_is_enabled(mi_option_large_os_pages) ? ", 2 MiB pages" : ", 4 KiB pages");
+  if (!mi_option_is_enabled(mi_option_large_os_pages)) return text + ", 4 KiB pages";
+  // The pages are asked for with madvise, which the kernel honours unless transparent huge
+  // pages are off ("[never]", or no such file).
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(thp, modes);
+  if (modes.empty() || modes.find("[never]") != std::string::npos)
+    return text + ", 4 KiB pages (transparent huge pages are off)";
+  return text + ", 2 MiB pages";
 #elif defined(__GLIBC__)
   return "glibc malloc";
 #else
