@@ -8,7 +8,9 @@
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
 // The bench runs on the tools' allocator and heap policy (support/MemoryPolicy.h), as the studio
 // and lattice-cli do; --default-heap keeps the allocator's defaults, to see what the policy is
-// worth. The first line of the table names the allocator.
+// worth. The first line of the table names the allocator; its last lines are issue #3's two
+// within-run ratios (per-block lowering cost at N = 10000 against N = 100, and the
+// SparseResUNet42 save against a sequential write of its bytes) when their cases ran.
 
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
@@ -251,5 +253,24 @@ int main(int argc, char** argv) {
   for (const Result& r : results)
     std::printf("%-24s %7zu %12.1f %10.2f %10.2f %10.2f %10.0f\n", r.name.c_str(), r.nodes,
                 static_cast<double>(r.weightBytes) / 1e6, r.traceMs, r.lowerMs, r.saveMs, r.writeMbS);
+
+  // Two of issue #3's targets are ratios within one run: print them when their cases ran.
+  const auto find = [&](const char* name) -> const Result* {
+    for (const Result& r : results)
+      if (r.name == name) return &r;
+    return nullptr;
+  };
+  const Result* small = find("chain_100");
+  const Result* large = find("chain_10000");
+  if (small && large && small->lowerMs > 0)
+    std::printf("\nlower per block, chain_10000 / chain_100: %.2f µs / %.2f µs = %.2fx\n",
+                1000.0 * large->lowerMs / 10000, 1000.0 * small->lowerMs / 100,
+                (large->lowerMs / 10000) / (small->lowerMs / 100));
+  if (const Result* unet = find("sparse_resunet42"); unet && disk > 0) {
+    const double sequentialMs = static_cast<double>(unet->weightBytes) / 1e6 / disk * 1000.0;
+    std::printf("sparse_resunet42 save / sequential write of its %.1f MB: %.2f ms / %.2f ms = %.2fx\n",
+                static_cast<double>(unet->weightBytes) / 1e6, unet->saveMs, sequentialMs,
+                unet->saveMs / sequentialMs);
+  }
   return 0;
 }
