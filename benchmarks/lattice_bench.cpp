@@ -213,10 +213,10 @@ int main(int argc, char** argv) {
       }
       std::string heap; // only where the allocator counts its bytes in use (glibc)
       if (modelMb && graphMb && loweredMb) {
-        char text[128];
-        std::snprintf(text, sizeof text, "; heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered", *modelMb,
-                      *graphMb, *loweredMb);
-        heap = text;
+        char figures[128];
+        std::snprintf(figures, sizeof figures, "; heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered",
+                      *modelMb, *graphMb, *loweredMb);
+        heap = figures;
       }
       std::fprintf(stderr, "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms%s\n",
                    c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown), heap.c_str());

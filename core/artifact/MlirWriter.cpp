@@ -514,9 +514,11 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   }
   // addOp's checks in its order, for a record with resultStems {symbol}.
   const std::string_view stem = symbol.empty() ? std::string_view(schema->pythonName) : symbol;
-  const bool normalized = stem.find('.') == std::string_view::npos;
-  const std::uint64_t stemHash = normalized ? stringMapHash(stem) : 0;
-  if (normalized) m_nameCounts.prefetch(stemHash); // as in addOp: it arrives during the checks
+  // As in addOp: the normalized stem, hashed now so that its counter arrives during the checks.
+  std::string_view named = stem;
+  if (stem.find('.') != std::string_view::npos) named = m_stemScratch[0] = normalizeSsaStem(stem);
+  const std::uint64_t stemHash = stringMapHash(named);
+  m_nameCounts.prefetch(stemHash);
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
   // `[A-Za-z_][A-Za-z0-9_$.]*` is a subset of the SSA grammar: a valid symbol is a valid stem.
   const bool validSymbol = isValidSymbolName(symbol);
@@ -535,7 +537,7 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   const Expected<std::string_view> tail = weightAttrTail(layout, packing);
   if (!tail) return makeError(context() + ": " + tail.message());
 
-  MlirValue result{normalized ? nameFor(stem, stemHash) : uniqueName(stem), std::move(type)};
+  MlirValue result{nameFor(named, stemHash), std::move(type)};
   Pieces& line = m_pieces;
   line.clear();
   line.add("%");

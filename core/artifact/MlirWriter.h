@@ -147,11 +147,12 @@ class MlirModuleWriter {
   static constexpr std::size_t kMaxResultStems = OpResults::kCapacity;
 
 public:
-  /// Room for `ops` ops and `names` distinct result stems without growing (a lowering that knows
-  /// its graph's size calls it first: growing moves every op record and rehashes every name).
+  /// Room for `ops` more ops and `names` more distinct result stems without growing (a lowering
+  /// that knows its graph's size calls it first: growing moves every op record and rehashes every
+  /// name).
   void reserve(std::size_t ops, std::size_t names) {
-    m_ops.reserve(ops);
-    m_nameCounts.reserve(names);
+    m_ops.reserve(m_ops.size() + ops);
+    m_nameCounts.reserve(m_nameCounts.size() + names);
   }
 
   /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)

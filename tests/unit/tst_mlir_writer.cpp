@@ -488,6 +488,14 @@ void TestMlirWriter::weightShortcutMatchesAddOp() {
        "attribute 'packing': unknown packing kind 'int3'"},
       {"w", "k", "bias_c", PackingAttr::dense(), "tensor<3xf32>", "result 'result' expects a weight type"},
       {"bad-name", "k", "bias_c", PackingAttr::dense(), weightType("bias", "f32"), "invalid weight symbol"},
+      // A dotted symbol names its result by the normalized stem (`.` → `_`), which shares its
+      // counter with the undotted spelling.
+      {"enc.w", "enc.w", "bias_c", PackingAttr::dense(), weightType("bias", "f32"),
+       "%enc_w = lattice.weight @enc.w {storage_key = \"enc.w\", layout = #lattice.weight_layout<bias_c>, "
+       "packing = #lattice.packing<dense>} : !lattice.weight<bias, f32>"},
+      {"enc_w", "enc_w", "bias_c", PackingAttr::dense(), weightType("bias", "f32"),
+       "%enc_w1 = lattice.weight @enc_w {storage_key = \"enc_w\", layout = #lattice.weight_layout<bias_c>, "
+       "packing = #lattice.packing<dense>} : !lattice.weight<bias, f32>"},
   };
   MlirModuleWriter viaRecord;
   MlirModuleWriter direct;
