@@ -2,10 +2,15 @@
 /// \file NodeValues: node → value, for the interpreter's environment and the tracer's frames.
 /// Every node is looked up by the nodes that use it and stored once, so this is an
 /// open-addressing table keyed by the node's address (graphs keep nodes in place): a lookup
-/// hashes a pointer and reads one 16-byte slot, where `std::unordered_map` chases a bucket list
-/// into a heap node per entry. Values live in a deque in the order they were first set, so a
-/// `const Value*` stays valid until clear(). clear() keeps the table's capacity and costs the
-/// number of values, so a tracer can reuse one table for every frame at a depth.
+/// reads one 16-byte slot, where `std::unordered_map` chases a bucket list into a heap node per
+/// entry. A graph allocates its nodes one after another in chunks, and an interpreter sets their
+/// values in that order, so the home slot keeps address order within a stretch of the address
+/// space as long as the table: consecutive nodes get slots a line or so apart, and a long run
+/// writes the index front to back instead of missing the cache at a random slot per node. Each
+/// stretch starts at a hashed offset, so nodes far apart in memory do not pile up. Values live
+/// in a deque in the order they were first set, so a `const Value*` stays valid until clear().
+/// clear() keeps the table's capacity and costs the number of values, so a tracer can reuse one
+/// table for every frame at a depth.
 
 #include "fx/Value.h"
 
@@ -74,15 +79,21 @@ private:
     std::size_t entry = 0;
   };
 
+  /// The node's 64-byte line (a node is larger, so no two share one) plus a hashed offset for
+  /// the stretch of `m_index.size()` lines it lies in.
   std::size_t home(const Node* node) const {
-    std::uint64_t h = (reinterpret_cast<std::uintptr_t>(node) >> 4) * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(h ^ (h >> 32)) & m_mask;
+    const std::uint64_t line = reinterpret_cast<std::uintptr_t>(node) >> 6;
+    const std::uint64_t stretch = (line >> m_bits) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(line + (stretch >> 32)) & m_mask;
   }
 
   /// Rebuilds the table with `capacity` slots (a power of two, more than twice the values).
   void rehash(std::size_t capacity) {
     m_index.assign(capacity, Slot{});
     m_mask = capacity - 1;
+    m_bits = 0;
+    while ((std::size_t(1) << m_bits) < capacity)
+      ++m_bits;
     for (std::size_t n = 0; n < m_values.size(); ++n) {
       std::size_t i = home(m_values[n].first);
       while (m_index[i].node)
@@ -96,6 +107,7 @@ private:
   std::deque<std::pair<const Node*, Value>> m_values;
   std::vector<std::size_t> m_slotOf; // each value's slot, so clear() touches only those
   std::size_t m_mask = 0;
+  unsigned m_bits = 0; // log2 of the index size
 };
 
 } // namespace lattice::fx
