@@ -209,7 +209,7 @@ std::string_view MlirModuleWriter::uniqueName(std::string_view stem) {
   return nameFor(normalized);
 }
 
-std::string_view MlirModuleWriter::nameFor(std::string_view stem, std::uint64_t h) {
+std::string_view MlirModuleWriter::nameFor(std::string_view stem, const StemHash& h) {
   // The first use of a stem is the stem itself: the map's stored key. Later ones are the stem
   // and the count in decimal, stored once.
   const auto slot = m_nameCounts.insertHashed(stem, h, 0);
@@ -304,9 +304,9 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
   }
   // Naming a result probes the counter table at a random place, a cache miss on a large model:
   // the lines are requested now and arrive while the operands and attributes are checked.
-  std::array<std::uint64_t, kMaxResultStems> stemHashes{};
+  std::array<StemHash, kMaxResultStems> stemHashes{};
   for (std::size_t i = 0; i < resultCount; ++i) {
-    stemHashes[i] = stringMapHash(stems[i]);
+    stemHashes[i] = m_nameCounts.hashKey(stems[i]);
     m_nameCounts.prefetch(stemHashes[i]);
   }
   // Built only for an error message: most ops have none.
@@ -517,7 +517,7 @@ Expected<MlirValue> MlirModuleWriter::addWeight(std::string_view symbol, std::st
   // As in addOp: the normalized stem, hashed now so that its counter arrives during the checks.
   std::string_view named = stem;
   if (stem.find('.') != std::string_view::npos) named = m_stemScratch[0] = normalizeSsaStem(stem);
-  const std::uint64_t stemHash = stringMapHash(named);
+  const StemHash stemHash = m_nameCounts.hashKey(named);
   m_nameCounts.prefetch(stemHash);
   const auto context = [&] { return "lattice." + schema->name + " " + quoteName(normalizeSsaStem(stem)); };
   // `[A-Za-z_][A-Za-z0-9_$.]*` is a subset of the SSA grammar: a valid symbol is a valid stem.

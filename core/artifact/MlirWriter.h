@@ -227,9 +227,13 @@ private:
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
   /// uniqueName of a stem that is already normalized.
-  std::string_view nameFor(std::string_view normalizedStem) { return nameFor(normalizedStem, stringMapHash(normalizedStem)); }
-  /// nameFor of a stem whose stringMapHash is `h` (computed early to prefetch its counter).
-  std::string_view nameFor(std::string_view normalizedStem, std::uint64_t h);
+  std::string_view nameFor(std::string_view normalizedStem) { return nameFor(normalizedStem, m_nameCounts.hashKey(normalizedStem)); }
+  /// Name counters, grouped by numbered prefix once reserve() makes them large: a module's stems
+  /// share it ("blocks_3_1_features_in").
+  using NameCounts = StringMap<std::size_t, KeyGrouping::ByNumberedPrefix>;
+  using StemHash = NameCounts::KeyHash;
+  /// nameFor of a stem whose hash is `h` (computed early to prefetch its counter).
+  std::string_view nameFor(std::string_view normalizedStem, const StemHash& h);
   /// The normalized stem `stem` joins to, in `scratch` when it has to be built.
   static std::string_view joinedStem(const ResultStem& stem, std::string& scratch);
   /// The attribute dict of `schema` for `attributes` (sec. 8), from the cache or rendered into
@@ -283,7 +287,7 @@ private:
   };
   std::array<AttrCache, 16> m_attrCache;
   std::array<std::string, kMaxResultStems> m_stemScratch; // joined/normalized stems of one op
-  StringMap<std::size_t> m_nameCounts; // sec. 9 counter per normalized stem (keys: count-0 names)
+  NameCounts m_nameCounts; // sec. 9 counter per normalized stem (keys: count-0 names)
   StringArena m_names;                 // names with a counter suffix (`add1`), returned names
   std::string m_attrScratch;           // the attribute dict of the op being added
   Pieces m_pieces;                     // the line of the op being added

@@ -198,12 +198,12 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view
   scratch += '.';
   scratch += parameter;
   const std::size_t plain = scratch.size();
-  const std::uint64_t keyHash = stringMapHash(scratch);
-  // Both probes below are cache misses on a large model: requested together, they overlap.
-  scratch += ".weight"; // a quantized weight stored under this key owns it too
-  const std::uint64_t twinHash = stringMapHash(scratch);
+  const auto keyHash = m_weightIndex.hashKey(scratch);
+  // The probe below is a cache miss on a large model: it is requested first. The twin's probe
+  // usually starts on the same line (the key and its twin share their numbered prefix).
   m_weightIndex.prefetch(keyHash);
-  m_weightIndex.prefetch(twinHash);
+  scratch += ".weight"; // a quantized weight stored under this key owns it too
+  const auto twinHash = m_weightIndex.hashKey(scratch);
   const std::string_view plainKey = std::string_view(scratch).substr(0, plain);
   if (m_weightIndex.findHashed(plainKey, keyHash)) return makeError("duplicate exported weight key: " + std::string(plainKey));
   const bool quantizedTwin = m_weightIndex.findHashed(scratch, twinHash) != nullptr;

@@ -304,7 +304,10 @@ private:
     std::size_t weight;     // position in m_weights
     std::size_t provenance; // the weight op's m_provenance index
   };
-  StringMap<WeightSlot> m_weightIndex; // stored key -> slot
+  /// Stored key -> slot. A module's keys (and the `.weight` twins probed for them) share its
+  /// numbered prefix ("blocks.3.1"), so once reserveFor makes the index large they are grouped
+  /// by it.
+  StringMap<WeightSlot, KeyGrouping::ByNumberedPrefix> m_weightIndex;
   ArtifactValuePtr m_current;
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)

@@ -17,6 +17,7 @@ class TestStringMap : public QObject {
 
 private Q_SLOTS:
   void matchesUnorderedMap();
+  void groupedMapMatchesUnorderedMap();
   void keysAreCopiedAndStable();
   void emptyAndLongKeys();
   void copyAndMove();
@@ -58,6 +59,90 @@ void TestStringMap::matchesUnorderedMap() {
     QCOMPARE(value, oracle.at(std::string(key)));
   });
   QCOMPARE(visited, oracle.size());
+}
+
+void TestStringMap::groupedMapMatchesUnorderedMap() {
+  // Keys grouped by their numbered prefix (a reserve() large enough turns grouping on):
+  // prefixes shared by up to 40 keys (more than a group's 16 slots, so later keys go on from
+  // their own hash), keys without a digit (placed by their own hash), keys that are their own
+  // prefix, and lookups of absent keys that share a present key's prefix. Checked against
+  // std::unordered_map through growth, and after a copy and a move.
+  const char* suffixes[] = {"", "_features_in", "_active", "_weight", "_bias", "_running_mean",
+                            "_running_var", "_features", ".weight", ".weight.weight", "x", "_y_z"};
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> block(0, 399);
+  std::uniform_int_distribution<int> part(0, 39);
+  std::uniform_int_distribution<int> suffix(0, 11);
+  using Grouped = StringMap<std::size_t, KeyGrouping::ByNumberedPrefix>;
+  Grouped small;
+  small.reserve(100); // an index that stays in cache is not grouped
+  QVERIFY(!small.grouped());
+  QVERIFY(!small.hashKey("blocks.3.1.running_mean").grouped);
+  Grouped map;
+  map.reserve(Grouped::kGroupFromSlots / 2);
+  QVERIFY(map.grouped());
+  std::unordered_map<std::string, std::size_t> oracle;
+  const auto makeKey = [&](int step) {
+    if (step % 7 == 0) return std::string("relu") + std::string(static_cast<std::size_t>(part(rng)), 'u');
+    if (step % 5 == 0) // one prefix with many keys
+      return "hot_7" + std::string(static_cast<std::size_t>(part(rng)) + 1, 'a');
+    return "blocks." + std::to_string(block(rng)) + "." + std::to_string(part(rng) % 3) + suffixes[suffix(rng)];
+  };
+  for (int step = 0; step < 60000; ++step) { // about 17 000 keys: the index grows twice
+    const std::string key = makeKey(step);
+    QCOMPARE(map.contains(key), oracle.count(key) == 1);
+    ++map[key];
+    ++oracle[key];
+  }
+  QCOMPARE(map.size(), oracle.size());
+  const auto sameAsOracle = [&](const auto& m) {
+    for (const auto& [key, value] : oracle) {
+      const std::size_t* found = m.find(key);
+      if (!found || *found != value) return false;
+    }
+    return m.size() == oracle.size() && !m.contains("hot_7") && !m.contains("hot_7b") &&
+           !m.contains("blocks.400.0") && !m.contains("blocks.1.0_other");
+  };
+  QVERIFY(sameAsOracle(map));
+  auto copy = map;
+  QVERIFY(sameAsOracle(copy));
+  copy["hot_7" + std::string(50, 'a')] = 1; // a copy inserts with the grouping too
+  QCOMPARE(*copy.find("hot_7" + std::string(50, 'a')), std::size_t(1));
+  auto moved = std::move(map);
+  QVERIFY(sameAsOracle(moved));
+  QVERIFY(moved.grouped());
+  // hashKey: the group is the prefix up to the last digit, or none without a digit.
+  const auto k = moved.hashKey("blocks.3.1.running_mean");
+  QVERIFY(k.grouped);
+  QCOMPARE(k.group, stringMapHash("blocks.3.1"));
+  const auto twin = moved.hashKey("blocks.3.1.running_mean.weight");
+  QCOMPARE(twin.group, k.group);
+  QVERIFY(twin.own != k.own);
+  QCOMPARE(moved.hashKey("blocks.3.1").group, stringMapHash("blocks.3.1"));
+  QCOMPARE(moved.hashKey("blocks.3.1").own, stringMapHash("blocks.3.1"));
+  QVERIFY(!moved.hashKey("sparse_decompose").grouped);
+  QCOMPARE(moved.hashKey("sparse_decompose").own, stringMapHash("sparse_decompose"));
+  QVERIFY(!StringMap<int>().hashKey("blocks.3.1").grouped);
+
+  // numberedPrefixLength (eight bytes at a time) against a byte-by-byte scan, over keys of every
+  // length up to 40 from an alphabet of digits, their neighbours ('/', ':'), letters, '.', '_'
+  // and bytes with the high bit set.
+  const std::string alphabet = std::string("0123456789/:aZ._") + char(0xB0) + char(0xB9) + char(0xFF);
+  std::uniform_int_distribution<std::size_t> byte(0, alphabet.size() - 1);
+  std::uniform_int_distribution<int> digitShare(0, 9);
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string key(static_cast<std::size_t>(trial % 41), ' ');
+    const bool fewDigits = digitShare(rng) < 7;
+    for (char& c : key) {
+      c = alphabet[byte(rng)];
+      if (fewDigits && c >= '0' && c <= '9') c = 'q';
+    }
+    if (fewDigits && !key.empty() && trial % 3 == 0) key[static_cast<std::size_t>(trial) % key.size()] = '7';
+    std::size_t expected = key.size();
+    while (expected > 0 && (key[expected - 1] < '0' || key[expected - 1] > '9'))
+      --expected;
+    QCOMPARE(numberedPrefixLength(key), expected);
+  }
 }
 
 void TestStringMap::keysAreCopiedAndStable() {
