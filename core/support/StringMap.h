@@ -21,8 +21,8 @@
 /// and a lowering makes them one after another: on a model with megabytes of names, a module
 /// then misses the cache once or twice in the index instead of once per name. Keys without a
 /// digit are placed by their hash as usual. A smaller index stays in cache, where grouping
-/// would only cost work (finding the prefix, a second hash, longer probes: about a tenth more
-/// instructions per name on a 100-block chain), so it is grouped only from that size on.
+/// would only cost work (finding the prefix, hashing in two parts, longer probes: a tenth more
+/// instructions for a 100-block chain's lowering), so it is grouped only from that size on.
 ///
 /// \code
 ///   StringMap<std::size_t> counts;
