@@ -199,8 +199,9 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view
   scratch += parameter;
   const std::size_t plain = scratch.size();
   const auto keyHash = m_weightIndex.hashKey(scratch);
-  // The probe below is a cache miss on a large model: it is requested first. The twin's probe
-  // usually starts on the same line (the key and its twin share their numbered prefix).
+  // The probe below is a cache miss on a large model: it is requested first. On a large model
+  // the twin's probe falls in the same two lines (the key and its twin share their numbered
+  // prefix, and the index groups by it).
   m_weightIndex.prefetch(keyHash);
   scratch += ".weight"; // a quantized weight stored under this key owns it too
   const auto twinHash = m_weightIndex.hashKey(scratch);

@@ -241,8 +241,7 @@ public:
   /// insertion issued a little later (after other work) does not wait for memory. Only a hint.
   void prefetch(const KeyHash& h) const {
 #if defined(__GNUC__)
-    if (m_index.empty()) return;
-    __builtin_prefetch(m_index.data() + (h.grouped ? groupBase(h) + (h.own & (groupSize() - 1)) : h.own & m_mask));
+    if (!m_index.empty()) __builtin_prefetch(m_index.data() + firstSlot(h));
 #else
     (void)h;
 #endif
@@ -320,7 +319,7 @@ private:
   /// same sequence, and slots are never emptied, so a lookup that meets an empty slot has not
   /// missed its key. The index is never full, so the sequence ends.
   template <typename Stop> std::size_t probeUntil(const KeyHash& h, Stop&& stop) const {
-    if (h.grouped) {
+    if (h.grouped) { // from firstSlot(h) round the group
       const std::size_t base = groupBase(h);
       const std::size_t mask = groupSize() - 1;
       for (std::size_t j = 0; j <= mask; ++j) {
@@ -330,6 +329,10 @@ private:
     }
     for (std::size_t i = h.own & m_mask;; i = (i + 1) & m_mask)
       if (stop(i)) return i;
+  }
+  /// The slot probeUntil visits first.
+  std::size_t firstSlot(const KeyHash& h) const {
+    return h.grouped ? groupBase(h) + (h.own & (groupSize() - 1)) : h.own & m_mask;
   }
   std::size_t groupSize() const { return std::min(kGroupSlots, m_index.size()); }
   std::size_t groupBase(const KeyHash& h) const { return h.group & m_mask & ~(groupSize() - 1); }
