@@ -302,8 +302,9 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
     stems[i] = given ? joinedStem(record.resultStems[i], m_stemScratch[i])
                      : std::string_view(schema->pythonName);
   }
-  // Naming a result probes the counter table at a random place, a cache miss on a large model:
-  // the lines are requested now and arrive while the operands and attributes are checked.
+  // Naming a result probes the counter table, a cache miss on a large model (one per module's
+  // group of stems): the lines are requested now and arrive while the operands and attributes
+  // are checked.
   std::array<StemHash, kMaxResultStems> stemHashes{};
   for (std::size_t i = 0; i < resultCount; ++i) {
     stemHashes[i] = m_nameCounts.hashKey(stems[i]);
