@@ -56,9 +56,9 @@ inline std::size_t& heapArenaBytes() {
   return bytes;
 }
 
-/// Reserves `bytes` of address space (rounded down to whole 64 MiB, which is also the alignment
-/// mimalloc wants for an arena), asks for 2 MiB pages in it and hands it to mimalloc as memory it
-/// may use and need never decommit. Returns the bytes given, 0 when the reservation failed (a
+/// Reserves `bytes` of address space (rounded down to whole 64 MiB, and aligned to that, a
+/// multiple of mimalloc's segment alignment), asks for 2 MiB pages in it and hands it to mimalloc
+/// as memory it may use and need never decommit. Returns the bytes given, 0 when the reservation failed (a
 /// strict overcommit policy or an address-space limit refuses it; mimalloc then maps memory as
 /// it does by default).
 inline std::size_t giveMimallocArena(std::size_t bytes) {
@@ -78,8 +78,8 @@ inline std::size_t giveMimallocArena(std::size_t bytes) {
 #if defined(MADV_HUGEPAGE)
   ::madvise(arena, bytes, MADV_HUGEPAGE);
 #endif
-  // Committed (readable and writable as mapped; mimalloc then never decommits it), not pinned
-  // large-page memory, zero-filled, any NUMA node.
+  // Committed (readable and writable as mapped: mimalloc decommits only arenas it has to
+  // commit), not pinned large-page memory, zero-filled, any NUMA node.
   if (!mi_manage_os_memory(arena, bytes, /*is_committed=*/true, /*is_large=*/false, /*is_zero=*/true, -1)) {
     ::munmap(arena, bytes);
     return 0;
