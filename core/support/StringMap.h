@@ -291,7 +291,7 @@ private:
   struct Entry {
     const char* data;
     std::size_t size;
-    std::uint64_t hash; // kept so that growing never rehashes a key
+    std::uint64_t hash; // hashKey(key).own, kept so that growing an ungrouped map rehashes no key
     V value;
     std::string_view key() const { return {data, size}; }
   };
@@ -305,9 +305,12 @@ private:
     m_index.assign(capacity, 0);
     m_mask = capacity - 1;
     for (std::size_t n = 0; n < m_entries.size(); ++n) {
-      const Entry& e = m_entries[n];
-      const std::size_t i =
-          probeUntil(grouped() ? hashKey(e.key()) : KeyHash{e.hash}, [&](std::size_t at) { return m_index[at] == 0; });
+      Entry& e = m_entries[n];
+      // A grouped map hashes each key again for its group. That also gives the keys inserted
+      // before reserve() turned grouping on their grouped hash, the one lookups now compute.
+      const KeyHash h = grouped() ? hashKey(e.key()) : KeyHash{e.hash};
+      e.hash = h.own;
+      const std::size_t i = probeUntil(h, [&](std::size_t at) { return m_index[at] == 0; });
       m_index[i] = (e.hash & kTagMask) | (n + 1);
     }
   }

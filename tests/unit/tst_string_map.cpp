@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 using namespace lattice;
 
@@ -123,6 +124,23 @@ void TestStringMap::groupedMapMatchesUnorderedMap() {
   QVERIFY(!moved.hashKey("sparse_decompose").grouped);
   QCOMPARE(moved.hashKey("sparse_decompose").own, stringMapHash("sparse_decompose"));
   QVERIFY(!StringMap<int>().hashKey("blocks.3.1").grouped);
+
+  // Keys inserted while the map is small (ungrouped) are still found, and not inserted twice,
+  // once a reserve() turns grouping on: their placement changes with it.
+  Grouped late;
+  const std::vector<std::string> early = {"x_coords", "blocks.0.0.weight", "blocks_0_0", "input1", "add7"};
+  for (std::size_t n = 0; n < early.size(); ++n)
+    late[early[n]] = n + 1;
+  QVERIFY(!late.grouped());
+  late.reserve(Grouped::kGroupFromSlots / 2);
+  QVERIFY(late.grouped());
+  for (std::size_t n = early.size(); n-- > 0;) { // against insertion order: no nearby-entry shortcut
+    const std::size_t* value = late.find(early[n]);
+    QVERIFY2(value && *value == n + 1, early[n].c_str());
+  }
+  for (const std::string& key : early)
+    QVERIFY(!late.insert(key, 99).second);
+  QCOMPARE(late.size(), early.size());
 
   // numberedPrefixLength (eight bytes at a time) against a byte-by-byte scan, over keys of every
   // length up to 40 from an alphabet of digits, their neighbours ('/', ':'), letters, '.', '_'
