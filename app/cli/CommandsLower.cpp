@@ -26,9 +26,24 @@ bool parseInt(const std::string& text, int64_t& out) {
   return used == text.size();
 }
 
+const char* const kLowerUsage = R"(usage: lattice-cli lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
+        [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
+        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
+        [--output-name NAME]... [--no-validate] [--force] [--weights FILE [--allow-partial]]
+example: lattice-cli lower example:sparse_resnet21d -o resnet.lattice
+         lattice-cli lower model.pt -o model.lattice --input x:sparse:f32:4
+(see 'lattice-cli --help' for MODEL and the other commands)
+)";
+
 int usageError(const std::string& error) {
-  std::cerr << "lattice-cli lower: " << error << "\n(see 'lattice-cli --help')\n";
+  std::cerr << "lattice-cli lower: " << error << "\n" << kLowerUsage;
   return ExitUsage;
+}
+
+// A refusal to replace a folder that is not an artifact says how to replace it anyway.
+std::string targetError(const std::string& message) {
+  if (message.find(kNotAnArtifactMarker) == std::string::npos) return message;
+  return message + " (pass --force to replace it)";
 }
 
 } // namespace
@@ -37,12 +52,13 @@ int runLower(const std::vector<std::string>& rawArgs) {
   std::vector<std::string> args;
   for (const std::string& a : rawArgs) args.push_back(a == "-o" ? "--output" : a);
   CommandSpec spec;
-  spec.flags = {"no-validate", "allow-partial"};
+  spec.flags = {"no-validate", "allow-partial", "force"};
   spec.options = {"output", "input", "batch-size", "input-dtype", "quantize", "group-size", "weights",
                   "scale-dtype", "output-name"};
   spec.minPositional = spec.maxPositional = 1;
   ParsedArgs parsed;
   std::string error;
+  if (args.empty()) return usageError("missing MODEL");
   if (!parseArgs(args, spec, parsed, error)) return usageError(error);
   const std::string dir = parsed.value("output");
   if (dir.empty()) return usageError("missing -o DIR");
@@ -85,6 +101,11 @@ int runLower(const std::vector<std::string>& rawArgs) {
   }
   if (!parsed.values("output-name").empty()) options.outputNames = parsed.values("output-name");
   options.validate = !parsed.has("no-validate");
+  options.save.force = parsed.has("force");
+
+  // A target that would be refused is refused before the lowering, not after it.
+  if (Status target = checkArtifactTarget(dir, options.save); !target)
+    return fail(ExitBadInput, targetError(target.message()));
 
   const auto started = std::chrono::steady_clock::now();
   auto model = loadModel(parsed.positional[0]);
@@ -92,7 +113,14 @@ int runLower(const std::vector<std::string>& rawArgs) {
   if (int code = applyWeights(parsed, *model)) return code;
 
   auto prepared = prepareLowering(*model, options);
-  if (!prepared) return fail(ExitBadInput, parsed.positional[0] + ": " + prepared.message());
+  if (!prepared) {
+    std::string message = parsed.positional[0] + ": " + prepared.message();
+    // A TorchScript file carries no example inputs: say how to give them.
+    if (!options.inputs && prepared.message().find("example_inputs must be a non-empty tuple") != std::string::npos)
+      message += "; the model has no example inputs: pass them with --input, e.g. --input x:sparse:f32:4 "
+                 "(or --input x:dense:tensor<?x16xf32>)";
+    return fail(ExitBadInput, message);
+  }
   Status lowered = finishLowering(*prepared);
   if (!lowered) {
     // One line: the failing FX node and its target, then the lowering's own message (the FX
@@ -107,7 +135,7 @@ int runLower(const std::vector<std::string>& rawArgs) {
   SaveOptions save = options.save;
   save.validate = options.validate;
   Status saved = prepared->builder->save(dir, save);
-  if (!saved) return fail(ExitBadInput, saved.message());
+  if (!saved) return fail(ExitBadInput, targetError(saved.message()));
   const auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
 
   uint64_t bytes = 0;

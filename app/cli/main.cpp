@@ -22,9 +22,11 @@ commands:
   lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
         [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
         [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
-        [--output-name NAME]... [--no-validate] [WEIGHTS]
+        [--output-name NAME]... [--no-validate] [--force] [WEIGHTS]
         lower MODEL to a lattice artifact (graph.mlir + weights.safetensors); the
-        archive's example inputs and lowering options are the defaults
+        archive's example inputs and lowering options are the defaults. DIR is
+        replaced only when it is empty or holds just an artifact; --force replaces
+        a folder with other files in it (they are deleted)
   validate PATH...
         check an artifact directory (graph.mlir + weights.safetensors) or a lone
         .mlir against every lattice dialect rule; diagnostics are printed as
@@ -35,7 +37,8 @@ commands:
         weights (int4/int8 dequantized); exit code 0 equal, 1 different, 2 error
 
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
-example:sparse_resunet42, example:chain:N.
+example:sparse_resunet42, example:chain:N. A TorchScript archive is read by LibTorch's own
+loader, which is not hardened against crafted files: open only .pt files you trust.
 WEIGHTS is --weights FILE [--allow-partial]: replace MODEL's weights from a .safetensors file or
 a torch.save'd state_dict; a checkpoint with missing, unexpected or mismatched keys is refused
 unless --allow-partial (then the matching tensors are applied and the rest reported).

@@ -5,6 +5,7 @@
 #include "support/Expected.h"
 #include "tensor/Safetensors.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,11 +19,18 @@ inline constexpr std::string_view kArtifactGraphFile = "graph.mlir";
 /// `ARTIFACT_WEIGHT_FILE`: the safetensors weights inside an artifact directory.
 inline constexpr std::string_view kArtifactWeightFile = "weights.safetensors";
 
+/// The largest graph.mlir a save writes and the reader accepts (ReaderLimits::maxBytes): a save
+/// refuses a larger text up front, so `lower` never writes what `validate` refuses.
+inline constexpr std::size_t kMaxArtifactGraphBytes = std::size_t(1) << 30;
+
 /// Options of saveArtifactFiles.
 struct SaveOptions {
   /// Replace an existing artifact. When false an existing target is the error
   /// "artifact directory already exists: <path>".
   bool clean = true;
+  /// Replace an existing target even when it holds entries that are not part of a lattice
+  /// artifact (see foreignArtifactEntries). Without it such a target is refused and kept whole.
+  bool force = false;
   /// Run validateArtifactPayload on the written files before swapping them in.
   bool validate = true;
   /// Called while weights.safetensors is written with (bytesWritten, totalBytes); returning
@@ -33,19 +41,45 @@ struct SaveOptions {
   /// "injected fault at '<point>'" when it returns true. Points, in order: "after-graph"
   /// (graph.mlir written), "during-weights" (at every progress report, `bytes` = bytes written
   /// so far), "before-swap" (temporary directory complete and validated), "after-backup" (the
-  /// previous artifact moved aside, the new one not yet in place). `bytes` is 0 except for
-  /// "during-weights".
+  /// new artifact and the previous one swapped, or, without RENAME_EXCHANGE, the previous one
+  /// moved aside and the new one not yet in place). `bytes` is 0 except for "during-weights".
   std::function<bool(std::string_view point, uint64_t bytes)> injectFault;
+  /// Test hook: swap with two renames even where renameat2(RENAME_EXCHANGE) works.
+  bool noExchange = false;
 };
+
+/// The entries of an existing directory that are not part of a lattice artifact, as paths
+/// relative to `dir` in sorted order (a directory as "name/", followed by what it holds when
+/// `recursive`), at most `limit` of them. A lattice artifact holds only the regular files
+/// graph.mlir and weights.safetensors. Empty when `dir` is empty, an artifact, or missing.
+std::vector<std::string> foreignArtifactEntries(const std::string& dir, std::size_t limit,
+                                                bool recursive = false);
+
+/// The checks a save makes on its target before it writes anything, for front ends that want
+/// to refuse before a long lowering: the path names a directory to create or one to replace
+/// (`options.clean`), a directory to replace holds only a lattice artifact unless
+/// `options.force` ("<dir>: not replaced: it holds files that are not part of a lattice
+/// artifact: a.txt, sub/"; see kNotAnArtifactMarker), and its entries can be removed ("<dir>:
+/// cannot replace it: ...").
+Status checkArtifactTarget(const std::string& artifactDir, const SaveOptions& options = {});
+
+/// The text every refusal of a target with foreign entries contains, so a front end can add
+/// how to force it.
+inline constexpr std::string_view kNotAnArtifactMarker = "not part of a lattice artifact";
 
 /// Writes `artifactDir` atomically: graph.mlir and weights.safetensors (metadata
 /// {"format": "torch"}) go into a fresh temporary directory `.<name>-XXXXXX` beside the target
-/// (mode 0700, like the reference's mkdtemp, so the final directory is 0700 too), are fsynced and
-/// validated, then the old target is renamed aside (`<temp>.previous`), the new one renamed into
-/// place and the old one removed. On any failure the temporary directory is removed and the
-/// previous artifact is put back unchanged. The parent directory is created when missing.
-/// Deliberate difference from the reference: a target that exists and is not a directory is
-/// refused ("artifact path exists and is not a directory: <path>") instead of being replaced.
+/// (created with the modes the umask gives: 0755 and 0644 under umask 022), are fsynced and
+/// validated, then swapped with the old target in one renameat2(RENAME_EXCHANGE) where the
+/// filesystem has it (else the old target is renamed aside to `<temp>.previous` and the new one
+/// renamed into place), and the old one is removed. On any failure the temporary directory is
+/// removed and the previous artifact is put back unchanged. Leftovers of a save that was
+/// killed (`.<name>-XXXXXX`, `.<name>-XXXXXX.previous` holding only artifact files, and not in
+/// use by a running save) are recovered or removed first: a previous artifact moved aside
+/// returns to a missing target. The parent directory is created when missing. The target is
+/// checked first (checkArtifactTarget). Deliberate difference from the reference: a target that
+/// exists and is not a directory is refused ("artifact path exists and is not a directory:
+/// <path>") instead of being replaced, and so is one with foreign entries unless forced.
 Status saveArtifactFiles(const std::string& artifactDir, const std::string& mlirText,
                          const std::vector<NamedTensor>& weights, const SaveOptions& options = {});
 

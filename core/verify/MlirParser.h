@@ -9,6 +9,7 @@
 /// input; every loop consumes a token, so malformed input ends in one diagnostic, never a crash
 /// or hang.
 
+#include "artifact/ArtifactSave.h"
 #include "verify/ArtifactGraph.h"
 #include "verify/Diagnostic.h"
 
@@ -21,8 +22,8 @@ namespace lattice {
 
 /// Bounds on what the reader accepts.
 struct ReaderLimits {
-  /// Largest text accepted (bytes).
-  std::size_t maxBytes = std::size_t(256) << 20;
+  /// Largest text accepted (bytes): what a save may write.
+  std::size_t maxBytes = kMaxArtifactGraphBytes;
   /// Deepest nesting of types and attribute values (arrays in arrays, dtype parameters).
   unsigned maxNesting = 32;
 };

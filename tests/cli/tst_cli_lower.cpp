@@ -81,6 +81,16 @@ private Q_SLOTS:
     QFETCH(QStringList, extra);
     const CliRun r = runCli(QStringList{QStringLiteral("lower"), QStringLiteral("example:chain:1")} + extra);
     QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("usage: lattice-cli lower MODEL -o DIR")), qPrintable(r.err));
+  }
+
+  // Issue 18.8: `lower` alone prints its usage and an example.
+  void noModelPrintsTheUsage() {
+    const CliRun r = runCli({QStringLiteral("lower")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.startsWith(QStringLiteral("lattice-cli lower: missing MODEL\nusage: lattice-cli lower MODEL -o DIR")),
+             qPrintable(r.err));
+    QVERIFY(r.err.contains(QStringLiteral("example: lattice-cli lower example:sparse_resnet21d -o resnet.lattice")));
   }
 
   void failedExportKeepsThePreviousArtifact() {
@@ -97,6 +107,49 @@ private Q_SLOTS:
     QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
     QCOMPARE(readAll(out + QStringLiteral("/graph.mlir")), before);
     QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).size(), 1);
+  }
+
+  // Issue 18.1: a folder that holds anything but an artifact is never replaced without --force,
+  // and the refusal comes before the lowering.
+  void refusesAFolderThatIsNotAnArtifact() {
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath(QStringLiteral("mine"));
+    QVERIFY(QDir().mkpath(out + QStringLiteral("/sub")));
+    writeFile(out + QStringLiteral("/readme.txt"), "my notes");
+    writeFile(out + QStringLiteral("/sub/important.csv"), "a,b\n1,2\n");
+    const CliRun r = runCli({QStringLiteral("lower"), QStringLiteral("example:chain:1"), QStringLiteral("-o"), out});
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.err.trimmed(), QStringLiteral("lattice-cli: ") + out + QStringLiteral(": not replaced: it holds files that are not part of a lattice "
+                                                   "artifact: readme.txt, sub/ (pass --force to replace it)"));
+    QCOMPARE(readAll(out + QStringLiteral("/readme.txt")), QByteArray("my notes"));
+    QCOMPARE(readAll(out + QStringLiteral("/sub/important.csv")), QByteArray("a,b\n1,2\n"));
+    QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).size(), 2);
+    // Nothing was left beside it either.
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList{QStringLiteral("mine")});
+
+    const CliRun forced = runCli({QStringLiteral("lower"), QStringLiteral("example:chain:1"), QStringLiteral("-o"), out, QStringLiteral("--force")});
+    QVERIFY2(forced.code == 0, qPrintable(forced.err));
+    QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             (QStringList{QStringLiteral("graph.mlir"), QStringLiteral("weights.safetensors")}));
+  }
+
+  void replacesAnEmptyFolderOrAnArtifact() {
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath(QStringLiteral("empty"));
+    QVERIFY(QDir().mkpath(out));
+    QCOMPARE(runCli({QStringLiteral("lower"), QStringLiteral("example:chain:1"), QStringLiteral("-o"), out}).code, 0);
+    const QByteArray chain1 = readAll(out + QStringLiteral("/graph.mlir"));
+    const CliRun again = runCli({QStringLiteral("lower"), QStringLiteral("example:chain:2"), QStringLiteral("-o"), out});
+    QVERIFY2(again.code == 0, qPrintable(again.err));
+    QVERIFY(readAll(out + QStringLiteral("/graph.mlir")) != chain1);
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList{QStringLiteral("empty")});
+  }
+
+private:
+  static void writeFile(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
   }
 };
 

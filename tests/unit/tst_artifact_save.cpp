@@ -13,7 +13,12 @@
 #include <set>
 #include <sstream>
 
+#include <csignal>
+
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace lattice;
@@ -96,7 +101,17 @@ private Q_SLOTS:
   void init();
 
   void savesNewArtifact();
+  void modesFollowTheUmask_data();
+  void modesFollowTheUmask();
   void replacesExistingArtifact();
+  void replacesEmptyDirectory();
+  void refusesForeignEntries_data();
+  void refusesForeignEntries();
+  void foreignEntriesListsWhatWouldBeDeleted();
+  void recoversFromAKillBetweenTheRenames();
+  void leftoversInUseOrForeignAreKept();
+  void unremovableTargetFailsFirst();
+  void refusesAGraphOverTheReaderLimit();
   void trailingSlash();
   void refusesExistingWithoutClean();
   void faultKeepsPreviousArtifact_data();
@@ -138,15 +153,39 @@ void TestArtifactSave::savesNewArtifact() {
   // The reference's own weights file comes back byte for byte.
   QCOMPARE(readBytes(target / "weights.safetensors"), p.weightBytes);
   QCOMPARE(entries(parent), std::set<std::string>{"model.lattice"});
+}
+
+// Issue 18.1: the folder and files get the modes the umask gives, like anything the user makes.
+void TestArtifactSave::modesFollowTheUmask_data() {
+  QTest::addColumn<unsigned>("mask");
+  QTest::addColumn<unsigned>("dirMode");
+  QTest::addColumn<unsigned>("fileMode");
+  QTest::newRow("022") << 022u << 0755u << 0644u;
+  QTest::newRow("027") << 027u << 0750u << 0640u;
+  QTest::newRow("077") << 077u << 0700u << 0600u;
+}
+
+void TestArtifactSave::modesFollowTheUmask() {
+  QFETCH(unsigned, mask);
+  QFETCH(unsigned, dirMode);
+  QFETCH(unsigned, fileMode);
+  const Payload p = referencePayload("sparse_classifier");
+  const mode_t saved = ::umask(static_cast<mode_t>(mask));
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  ::umask(saved);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
   struct stat info {};
-  QCOMPARE(::stat(target.c_str(), &info), 0);
-  QCOMPARE(info.st_mode & 0777, 0700u); // mkdtemp's mode, as the reference
+  QCOMPARE(::stat(m_target.c_str(), &info), 0);
+  QCOMPARE(unsigned(info.st_mode & 0777), dirMode);
+  for (const char* file : {"graph.mlir", "weights.safetensors"}) {
+    QCOMPARE(::stat((m_target / file).c_str(), &info), 0);
+    QCOMPARE(unsigned(info.st_mode & 0777), fileMode);
+  }
 }
 
 void TestArtifactSave::replacesExistingArtifact() {
   const Payload old = referencePayload("quantized_classifier_int8");
   QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
-  writeBytes(m_target / "stale.txt", "left over");
   const Payload p = referencePayload("sparse_classifier");
   Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
   QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
@@ -154,6 +193,180 @@ void TestArtifactSave::replacesExistingArtifact() {
   QCOMPARE(readBytes(m_target / "graph.mlir"), p.graph);
   QCOMPARE(readBytes(m_target / "weights.safetensors"), p.weightBytes);
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::replacesEmptyDirectory() {
+  fs::create_directories(m_target);
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(m_target), (std::set<std::string>{"graph.mlir", "weights.safetensors"}));
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+// Issue 18.1: a folder with anything but graph.mlir and weights.safetensors in it is refused
+// whole, naming the first foreign entries; `force` replaces it.
+void TestArtifactSave::refusesForeignEntries_data() {
+  QTest::addColumn<QStringList>("files"); // relative paths to create, "dir/" for a directory
+  QTest::addColumn<QString>("listed");
+  QTest::newRow("user folder") << QStringList{"readme.txt", "sub/", "sub/important.csv"}
+                               << "readme.txt, sub/";
+  QTest::newRow("artifact plus a note") << QStringList{"graph.mlir", "weights.safetensors", "notes.txt"}
+                                        << "notes.txt";
+  QTest::newRow("graph.mlir as a directory") << QStringList{"graph.mlir/"} << "graph.mlir/";
+  QTest::newRow("many") << QStringList{"a", "b", "c", "d", "e"} << "a, b, c, ...";
+  QTest::newRow("hidden") << QStringList{".git/"} << ".git/";
+}
+
+void TestArtifactSave::refusesForeignEntries() {
+  QFETCH(QStringList, files);
+  QFETCH(QString, listed);
+  fs::create_directories(m_target);
+  for (const QString& f : files) {
+    const std::string rel = f.toStdString();
+    if (rel.back() == '/')
+      fs::create_directories(m_target / rel);
+    else
+      writeBytes(m_target / rel, "user data: " + rel);
+  }
+  const auto before = snapshot(m_target);
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), qs(m_target.string() + ": not replaced: it holds files that are not part of "
+                               "a lattice artifact: ") + listed);
+  QVERIFY(s.message().find(kNotAnArtifactMarker) != std::string::npos);
+  QCOMPARE(snapshot(m_target), before);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+  QCOMPARE(qs(checkArtifactTarget(m_target.string()).message()), qs(s.message()));
+
+  SaveOptions options;
+  options.force = true;
+  QVERIFY(checkArtifactTarget(m_target.string(), options).ok());
+  s = saveArtifactFiles(m_target.string(), p.graph, p.weights, options);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(m_target), (std::set<std::string>{"graph.mlir", "weights.safetensors"}));
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+void TestArtifactSave::foreignEntriesListsWhatWouldBeDeleted() {
+  fs::create_directories(m_target / "sub" / "deeper");
+  writeBytes(m_target / "graph.mlir", "ours");
+  writeBytes(m_target / "sub" / "b.csv", "x");
+  writeBytes(m_target / "sub" / "deeper" / "c.bin", "x");
+  writeBytes(m_target / "a.txt", "x");
+  QCOMPARE(foreignArtifactEntries(m_target.string(), 100),
+           (std::vector<std::string>{"a.txt", "sub/"}));
+  QCOMPARE(foreignArtifactEntries(m_target.string(), 100, true),
+           (std::vector<std::string>{"a.txt", "sub/", "sub/b.csv", "sub/deeper/", "sub/deeper/c.bin"}));
+  QCOMPARE(foreignArtifactEntries(m_target.string(), 2, true), (std::vector<std::string>{"a.txt", "sub/"}));
+  QVERIFY(foreignArtifactEntries((m_parent / "missing").string(), 100).empty());
+}
+
+// Issue 18.7: without RENAME_EXCHANGE a save is two renames; a SIGKILL between them leaves the
+// previous artifact in `.NAME-XXXXXX.previous` and no target. The next save puts it back, then
+// replaces it, and leaves nothing behind.
+void TestArtifactSave::recoversFromAKillBetweenTheRenames() {
+  const Payload old = referencePayload("quantized_classifier_int8");
+  QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+  const Payload p = referencePayload("sparse_classifier");
+  const pid_t child = ::fork();
+  QVERIFY(child >= 0);
+  if (child == 0) {
+    SaveOptions options;
+    options.noExchange = true;
+    options.injectFault = [](std::string_view at, uint64_t) {
+      if (at == "after-backup")
+        ::raise(SIGKILL);
+      return false;
+    };
+    (void)saveArtifactFiles(m_target.string(), p.graph, p.weights, options);
+    ::_exit(0);
+  }
+  int status = 0;
+  QCOMPARE(::waitpid(child, &status, 0), child);
+  QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  // What the kill left: no target, the previous artifact moved aside, the new one complete.
+  std::set<std::string> left = entries(m_parent);
+  QCOMPARE(left.size(), std::size_t(2));
+  QVERIFY(!left.count("model.lattice"));
+  fs::path previous;
+  for (const std::string& name : left)
+    if (name.size() > 9 && name.compare(name.size() - 9, 9, ".previous") == 0)
+      previous = m_parent / name;
+  QVERIFY(!previous.empty());
+  QCOMPARE(readBytes(previous / "graph.mlir"), old.graph);
+
+  // A failing save still recovers the previous artifact first.
+  SaveOptions failing;
+  failing.injectFault = [](std::string_view at, uint64_t) { return at == "before-swap"; };
+  QVERIFY(!saveArtifactFiles(m_target.string(), p.graph, p.weights, failing).ok());
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+  QCOMPARE(readBytes(m_target / "graph.mlir"), old.graph);
+
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(readBytes(m_target / "graph.mlir"), p.graph);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+// Leftovers that a running save holds, or that hold a user's files, are never removed; other
+// targets' leftovers are not touched.
+void TestArtifactSave::leftoversInUseOrForeignAreKept() {
+  fs::create_directories(m_parent);
+  const fs::path inUse = m_parent / ".model.lattice-AbC123";
+  const fs::path foreign = m_parent / ".model.lattice-zzzzzz";
+  const fs::path stale = m_parent / ".model.lattice-q1w2e3";
+  const fs::path otherTarget = m_parent / ".other-abcdef";
+  const fs::path notOurs = m_parent / ".model.lattice-toolongname";
+  for (const fs::path& d : {inUse, foreign, stale, otherTarget, notOurs})
+    fs::create_directories(d);
+  writeBytes(stale / "graph.mlir", "half written");
+  writeBytes(foreign / "mine.txt", "user data");
+  const int fd = ::open(inUse.c_str(), O_RDONLY | O_DIRECTORY);
+  QVERIFY(fd >= 0);
+  QCOMPARE(::flock(fd, LOCK_EX), 0);
+
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  ::close(fd);
+  QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+  QCOMPARE(entries(m_parent), (std::set<std::string>{"model.lattice", ".model.lattice-AbC123",
+                                                     ".model.lattice-zzzzzz", ".other-abcdef",
+                                                     ".model.lattice-toolongname"}));
+  QCOMPARE(readBytes(foreign / "mine.txt"), std::string("user data"));
+}
+
+// Issue 18.7: a target whose entries cannot be removed fails before anything is written or
+// swapped, not after the new artifact is in place.
+void TestArtifactSave::unremovableTargetFailsFirst() {
+  if (::geteuid() == 0)
+    QSKIP("root ignores directory permissions");
+  const Payload old = referencePayload("quantized_classifier_int8");
+  QVERIFY(saveArtifactFiles(m_target.string(), old.graph, old.weights).ok());
+  fs::permissions(m_target, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  const Payload p = referencePayload("sparse_classifier");
+  Status s = saveArtifactFiles(m_target.string(), p.graph, p.weights);
+  fs::permissions(m_target, fs::perms::owner_all);
+  QVERIFY(!s.ok());
+  QVERIFY2(s.message().rfind(m_target.string() + ": cannot replace it: the entries of ", 0) == 0, s.message().c_str());
+  QCOMPARE(readBytes(m_target / "graph.mlir"), old.graph);
+  QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
+}
+
+// Issue 18.7: `lower` never writes a graph.mlir the reader would refuse.
+void TestArtifactSave::refusesAGraphOverTheReaderLimit() {
+  const Payload p = referencePayload("sparse_classifier");
+  std::string huge = p.graph;
+  huge.resize(kMaxArtifactGraphBytes + 1, ' ');
+  Status s = saveArtifactFiles(m_target.string(), huge, p.weights);
+  QVERIFY(!s.ok());
+  QCOMPARE(qs(s.message()), qs(m_target.string() + ": not written: graph.mlir would be " +
+                               std::to_string(kMaxArtifactGraphBytes + 1) +
+                               " bytes, over the reader's limit of " +
+                               std::to_string(kMaxArtifactGraphBytes) + " bytes"));
+  QVERIFY(!fs::exists(m_parent) || entries(m_parent).empty());
 }
 
 void TestArtifactSave::trailingSlash() {
@@ -181,15 +394,20 @@ void TestArtifactSave::refusesExistingWithoutClean() {
 void TestArtifactSave::faultKeepsPreviousArtifact_data() {
   QTest::addColumn<QString>("point");
   QTest::addColumn<bool>("previous");
+  QTest::addColumn<bool>("noExchange");
   for (const char* point : {"after-graph", "during-weights", "before-swap", "after-backup"}) {
-    QTest::addRow("%s, over a previous artifact", point) << QString::fromLatin1(point) << true;
-    QTest::addRow("%s, new target", point) << QString::fromLatin1(point) << false;
+    for (bool noExchange : {false, true}) {
+      const char* swap = noExchange ? "two renames" : "exchange";
+      QTest::addRow("%s, over a previous artifact, %s", point, swap) << QString::fromLatin1(point) << true << noExchange;
+      QTest::addRow("%s, new target, %s", point, swap) << QString::fromLatin1(point) << false << noExchange;
+    }
   }
 }
 
 void TestArtifactSave::faultKeepsPreviousArtifact() {
   QFETCH(QString, point);
   QFETCH(bool, previous);
+  QFETCH(bool, noExchange);
   std::map<std::string, std::string> before;
   if (previous) {
     const Payload old = referencePayload("quantized_classifier_int8");
@@ -200,6 +418,8 @@ void TestArtifactSave::faultKeepsPreviousArtifact() {
   const std::string wanted = point.toStdString();
   std::vector<uint64_t> weightBytesSeen;
   SaveOptions options;
+  options.force = true; // the previous folder holds a note of the user's: it survives a failure
+  options.noExchange = noExchange;
   options.injectFault = [&](std::string_view at, uint64_t bytes) {
     if (at != wanted)
       return false;

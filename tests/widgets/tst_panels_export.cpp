@@ -16,8 +16,11 @@
 #include "WidgetTestSupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QMessageBox>
+#include <QTimer>
 #include <QPushButton>
 #include <QSemaphore>
 #include <QSettings>
@@ -61,6 +64,9 @@ private Q_SLOTS:
   void optionsPersistPerModel();
   void inputTableValidatesEdits();
   void invalidFieldsFailAtOnce();
+  void foreignFolderIsReplacedOnlyWhenConfirmed_data();
+  void foreignFolderIsReplacedOnlyWhenConfirmed();
+  void hiddenDialogNeverReplacesAForeignFolder();
 
 private:
   QTemporaryDir m_settingsDir;
@@ -325,6 +331,84 @@ void TestPanelsExport::invalidFieldsFailAtOnce() {
   QVERIFY2(failed.back().front().toString().contains(QStringLiteral("output names must match")),
            qPrintable(failed.back().front().toString()));
   QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("x.lattice"))));
+}
+
+
+// Issue 18.1: exporting onto a folder that holds the user's files asks first, lists what would
+// be deleted, defaults to No; No keeps every file, Yes replaces the folder with the artifact.
+void TestPanelsExport::foreignFolderIsReplacedOnlyWhenConfirmed_data() {
+  QTest::addColumn<bool>("yes");
+  QTest::newRow("No keeps the folder") << false;
+  QTest::newRow("Yes replaces it") << true;
+}
+
+void TestPanelsExport::foreignFolderIsReplacedOnlyWhenConfirmed() {
+  QFETCH(bool, yes);
+  QTemporaryDir out;
+  const QString target = out.filePath(QStringLiteral("mine"));
+  QVERIFY(QDir().mkpath(target + QStringLiteral("/sub")));
+  for (const QString& name : {QStringLiteral("readme.txt"), QStringLiteral("sub/important.csv")}) {
+    QFile f(target + QLatin1Char('/') + name);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("user data");
+  }
+  StudioSession session;
+  QVERIFY(openAndWait(session, conformanceDir() + QStringLiteral("/sparse_classifier/model.ltfx")));
+  ExportDialog dialog(&session);
+  dialog.setTargetDirectory(target);
+  dialog.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+
+  QString detailed;
+  bool defaultIsNo = false;
+  bool asked = false;
+  QTimer::singleShot(0, this, [&] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box || box->objectName() != QStringLiteral("replaceFolderQuestion")) return;
+    asked = true;
+    detailed = box->detailedText();
+    defaultIsNo = box->defaultButton() == box->button(QMessageBox::No);
+    box->button(yes ? QMessageBox::Yes : QMessageBox::No)->click();
+  });
+  QSignalSpy exported(&dialog, &ExportDialog::artifactExported);
+  dialog.startExport();
+  QVERIFY(asked);
+  QVERIFY(defaultIsNo);
+  QVERIFY2(detailed.contains(QStringLiteral("readme.txt")) && detailed.contains(QStringLiteral("sub/")) &&
+               detailed.contains(QStringLiteral("sub/important.csv")),
+           qPrintable(detailed));
+  if (!yes) {
+    QVERIFY(!dialog.isExporting());
+    QCOMPARE(readAll(target + QStringLiteral("/readme.txt")), QByteArray("user data"));
+    QCOMPARE(readAll(target + QStringLiteral("/sub/important.csv")), QByteArray("user data"));
+    return;
+  }
+  QVERIFY(exported.wait(60000) || !exported.isEmpty());
+  QCOMPARE(QDir(target).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+           (QStringList{QStringLiteral("graph.mlir"), QStringLiteral("weights.safetensors")}));
+  QCOMPARE(readAll(target + QStringLiteral("/graph.mlir")),
+           readAll(conformanceDir() + QStringLiteral("/sparse_classifier/expected.lattice/graph.mlir")));
+}
+
+void TestPanelsExport::hiddenDialogNeverReplacesAForeignFolder() {
+  QTemporaryDir out;
+  const QString target = out.filePath(QStringLiteral("mine"));
+  QVERIFY(QDir().mkpath(target));
+  QFile f(target + QStringLiteral("/readme.txt"));
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("user data");
+  f.close();
+  StudioSession session;
+  QVERIFY(openAndWait(session, conformanceDir() + QStringLiteral("/sparse_classifier/model.ltfx")));
+  ExportDialog dialog(&session);
+  dialog.setTargetDirectory(target);
+  QSignalSpy failed(&dialog, &ExportDialog::exportFailed);
+  dialog.startExport();
+  QCOMPARE(failed.count(), 1); // at once, before any lowering
+  QCOMPARE(failed.front().front().toString(),
+           target + QStringLiteral(": not replaced: it holds files that are not part of a lattice artifact: readme.txt"));
+  QVERIFY(!dialog.isExporting());
+  QCOMPARE(readAll(target + QStringLiteral("/readme.txt")), QByteArray("user data"));
 }
 
 QTEST_MAIN(TestPanelsExport)

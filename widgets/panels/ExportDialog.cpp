@@ -35,6 +35,12 @@
 namespace lattice::studio {
 
 namespace {
+/// How many entries of a folder to be replaced the question lists.
+constexpr std::size_t kListedEntries = 50;
+} // namespace
+
+
+namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
@@ -427,11 +433,25 @@ void ExportDialog::startExport() {
   const QString target = targetDirectory();
   if (target.isEmpty() || target == QStringLiteral("."))
     return fail(QStringLiteral("choose an artifact directory"));
-  if (isVisible() && QFileInfo::exists(target)) {
-    const auto answer = QMessageBox::question(this, QStringLiteral("Replace Artifact"),
-                                              QStringLiteral("'%1' exists. Replace it?").arg(target));
-    if (answer != QMessageBox::Yes) return;
+  // A folder with anything but an artifact in it is replaced only when the user, shown what
+  // would be deleted, says so.
+  bool force = false;
+  if (QFileInfo::exists(target)) {
+    const std::vector<std::string> foreign =
+        foreignArtifactEntries(target.toStdString(), kListedEntries + 1, true);
+    if (!foreign.empty() && isVisible()) {
+      if (!confirmDeletion(target, foreign)) return;
+      force = true;
+    } else if (foreign.empty() && isVisible()) {
+      const auto answer = QMessageBox::question(this, QStringLiteral("Replace Artifact"),
+                                                QStringLiteral("'%1' exists. Replace it?").arg(target));
+      if (answer != QMessageBox::Yes) return;
+    }
   }
+  SaveOptions targetCheck;
+  targetCheck.force = force;
+  if (Status s = checkArtifactTarget(target.toStdString(), targetCheck); !s) return fail(qs(s.message()));
+  options->save.force = force;
   m_error->hide();
   saveSettings();
   m_exportButton->setEnabled(false);
@@ -445,6 +465,24 @@ void ExportDialog::startExport() {
   m_progress->setAutoReset(false);
   connect(m_progress, &QProgressDialog::canceled, this, &ExportDialog::cancelExport);
   m_job->start(*model, target, std::move(*options), m_session->tracer());
+}
+
+bool ExportDialog::confirmDeletion(const QString& target, const std::vector<std::string>& entries) {
+  QStringList shown;
+  for (std::size_t i = 0; i < entries.size() && i < kListedEntries; ++i) shown << qs(entries[i]);
+  if (entries.size() > kListedEntries) shown << QStringLiteral("… and more");
+  QMessageBox box(QMessageBox::Warning, QStringLiteral("Replace Folder"),
+                  QStringLiteral("'%1' is not a lattice artifact.").arg(target),
+                  QMessageBox::Yes | QMessageBox::No, this);
+  box.setObjectName(QStringLiteral("replaceFolderQuestion"));
+  box.setInformativeText(QStringLiteral("Exporting there deletes everything it holds besides graph.mlir and "
+                                        "weights.safetensors, starting with: %1.\n\nDelete these files and export?")
+                             .arg(shown.mid(0, 3).join(QStringLiteral(", "))));
+  box.setDetailedText(QStringLiteral("Would be deleted:\n") + shown.join(QLatin1Char('\n')));
+  box.button(QMessageBox::Yes)->setText(QStringLiteral("Delete and Export"));
+  box.setDefaultButton(QMessageBox::No);
+  box.setEscapeButton(QMessageBox::No);
+  return box.exec() == QMessageBox::Yes;
 }
 
 void ExportDialog::cancelExport() {

@@ -65,7 +65,10 @@ public:
 
 public Q_SLOTS:
   /// The Export button: validates, remembers the options, starts the worker and the progress
-  /// dialog. Emits exportFailed at once when the fields are invalid.
+  /// dialog. Emits exportFailed at once when the fields are invalid or the target cannot be
+  /// replaced. A target folder that holds anything but an artifact is replaced only after the
+  /// user has seen what would be deleted and said yes (the question defaults to No); hidden,
+  /// the dialog never replaces such a folder.
   void startExport();
   /// The progress dialog's Cancel.
   void cancelExport();
@@ -89,6 +92,7 @@ private:
   void onFinished();
   void onProgress(quint64 written, quint64 total);
   void showSummary();
+  bool confirmDeletion(const QString& target, const std::vector<std::string>& entries);
 
   StudioSession* m_session;
   InputSpecModel* m_inputs;
