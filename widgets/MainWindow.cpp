@@ -159,7 +159,16 @@ void MainWindow::createActions() {
           &QAction::triggered, this, [this] { compareWithLastExport(); });
 
   // Debug
-  connect(makeAction(QStringLiteral("debug.start"), tr("&Start / Restart"), QKeySequence(Qt::Key_F5)),
+  // F5 as in every debugger: start when idle or done, continue when paused.
+  connect(makeAction(QStringLiteral("debug.start"), tr("&Start / Continue"), QKeySequence(Qt::Key_F5)),
+          &QAction::triggered, this, [this] {
+            if (m_session->isRunning()) return;
+            if (m_session->interpreterState() == StudioSession::InterpreterState::Paused)
+              m_session->continueRun();
+            else
+              m_session->startInterpreter();
+          });
+  connect(makeAction(QStringLiteral("debug.restart"), tr("R&estart"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5)),
           &QAction::triggered, m_session, &StudioSession::startInterpreter);
   connect(makeAction(QStringLiteral("debug.step"), tr("S&tep"), QKeySequence(Qt::Key_F10)),
           &QAction::triggered, m_session, &StudioSession::step);
@@ -224,6 +233,7 @@ void MainWindow::createMenus() {
 
   QMenu* debug = menuBar()->addMenu(tr("&Debug"));
   debug->addAction(action(QStringLiteral("debug.start")));
+  debug->addAction(action(QStringLiteral("debug.restart")));
   debug->addAction(action(QStringLiteral("debug.step")));
   debug->addAction(action(QStringLiteral("debug.runToSelected")));
   debug->addAction(action(QStringLiteral("debug.continue")));
@@ -367,7 +377,8 @@ void MainWindow::updateActions() {
   action(QStringLiteral("view.find"))->setEnabled(modelTab);
   action(QStringLiteral("view.hierarchical"))->setEnabled(modelTab);
   action(QStringLiteral("view.flat"))->setEnabled(modelTab);
-  action(QStringLiteral("debug.start"))->setEnabled(modelTab && hasModel);
+  action(QStringLiteral("debug.start"))->setEnabled(modelTab && hasModel && !running);
+  action(QStringLiteral("debug.restart"))->setEnabled(modelTab && hasModel && !running);
   action(QStringLiteral("debug.step"))->setEnabled(canRun);
   action(QStringLiteral("debug.continue"))->setEnabled(canRun);
   action(QStringLiteral("debug.runToSelected"))->setEnabled(canRun && !m_session->selectedNode().isEmpty());
@@ -388,7 +399,9 @@ void MainWindow::updateStatus() {
   if (!m_session->weightsSource().isEmpty())
     model += tr("  ·  weights: %1").arg(QFileInfo(m_session->weightsSource()).fileName());
   if (!m_session->breakpoints().isEmpty())
-    model += tr("  ·  %1 breakpoints").arg(m_session->breakpoints().size());
+    model += m_session->breakpoints().size() == 1
+                 ? tr("  ·  1 breakpoint")
+                 : tr("  ·  %1 breakpoints").arg(m_session->breakpoints().size());
   m_modelLabel->setText(model);
   QString state;
   switch (m_session->interpreterState()) {

@@ -65,37 +65,73 @@ void stageComparison(CompareView* view, const std::function<void()>& done) {
     done();
 }
 
-} // namespace
+/// The command line: options and their help text.
+struct StudioOptions {
+  QCommandLineOption compare{
+      QStringLiteral("compare"),
+      QStringLiteral("compare the two artifacts given as arguments (A before, B after)")};
+  QCommandLineOption screenshot{
+      QStringLiteral("screenshot"),
+      QStringLiteral("render the main window into FILE.png once laid out, then exit"),
+      QStringLiteral("FILE.png")};
+  QCommandLineOption step{QStringLiteral("step"),
+                          QStringLiteral("step the interpreter N nodes after loading"),
+                          QStringLiteral("N")};
 
-int main(int argc, char** argv) {
-  lattice::applyHeapPolicy(); // before Qt starts its threads
-  QApplication app(argc, argv);
+  void describe(QCommandLineParser& parser) const {
+    parser.setApplicationDescription(
+        QStringLiteral("Lattice Studio: inspect, step through and export lattice lowerings"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(
+        QStringLiteral("model"),
+        QStringLiteral("an .ltfx directory or example:NAME (default example:sparse_resunet42), or an "
+                       "artifact directory / .mlir file to inspect. A TorchScript .pt file is read "
+                       "by LibTorch's loader, which crafted files can crash: open only trusted ones"));
+    parser.addOption(screenshot);
+    parser.addOption(step);
+    parser.addOption(compare);
+  }
+};
+
+void setApplicationInfo() {
   QCoreApplication::setOrganizationName(QStringLiteral("Lattice"));
   QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio"));
   QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+/// --help and --version need no display: they are answered before the GUI starts.
+bool asksForHelpOrVersion(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray arg(argv[i]);
+    if (arg == "--help" || arg == "-h" || arg == "-?" || arg == "--help-all" || arg == "--version" ||
+        arg == "-v")
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const StudioOptions options;
+  if (asksForHelpOrVersion(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    setApplicationInfo();
+    QCommandLineParser parser;
+    options.describe(parser);
+    parser.process(core); // prints and exits
+    return 0;
+  }
+  lattice::applyHeapPolicy(); // before Qt starts its threads
+  QApplication app(argc, argv);
+  setApplicationInfo();
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QStringLiteral("Lattice Studio: inspect, step through and export lattice lowerings"));
-  parser.addHelpOption();
-  parser.addVersionOption();
-  parser.addPositionalArgument(
-      QStringLiteral("model"),
-      QStringLiteral("an .ltfx directory or example:NAME (default example:sparse_resunet42), or an "
-                     "artifact directory / .mlir file to inspect"));
-  const QCommandLineOption compare(
-      QStringLiteral("compare"),
-      QStringLiteral("compare the two artifacts given as arguments (A before, B after)"));
-  const QCommandLineOption screenshot(
-      QStringLiteral("screenshot"),
-      QStringLiteral("render the main window into FILE.png once laid out, then exit"),
-      QStringLiteral("FILE.png"));
-  const QCommandLineOption step(QStringLiteral("step"),
-                                QStringLiteral("step the interpreter N nodes after loading"),
-                                QStringLiteral("N"));
-  parser.addOption(screenshot);
-  parser.addOption(step);
-  parser.addOption(compare);
+  options.describe(parser);
+  const QCommandLineOption& compare = options.compare;
+  const QCommandLineOption& screenshot = options.screenshot;
+  const QCommandLineOption& step = options.step;
   parser.process(app);
 
   const QStringList positional = parser.positionalArguments();

@@ -12,6 +12,7 @@
 #include <QtTest/QtTest>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 using namespace lattice;
@@ -117,6 +118,20 @@ private Q_SLOTS:
   void usageErrors() {
     QFETCH(QStringList, args);
     QCOMPARE(runCli(args).code, 2);
+  }
+
+  // Issue 18.5: a TorchScript file has no example inputs; the error says to pass --input.
+  void torchScriptWithoutInputsSaysToPassThem() {
+    REQUIRE_FIXTURES();
+    QTemporaryDir tmp;
+    const CliRun r = runCli({QStringLiteral("lower"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("-o"),
+                             tmp.filePath(QStringLiteral("out"))});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(QStringLiteral("example_inputs must be a non-empty tuple; the model has no example "
+                                           "inputs: pass them with --input, e.g. --input x:sparse:f32:4")),
+             qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+    QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("out"))));
   }
 
   void checkpointSwapChangesOnlyTheWeights() {

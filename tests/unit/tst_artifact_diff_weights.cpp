@@ -154,7 +154,8 @@ private Q_SLOTS:
     shifted[2].tensor = f16({1, 1, 1}, {0x3800}); // bias 0.5: every value moves by -0.5
     const LoadedArtifact q2 =
         load(writeArtifact(tmp.filePath(QStringLiteral("q2")), linearGraph(dyn, 1, kInt4, false), shifted));
-    const WeightDiff* w2 = findWeight(diffArtifacts(q, q2), "fc.weight");
+    const ArtifactDiff d2 = diffArtifacts(q, q2); // outlives w2, which points into it
+    const WeightDiff* w2 = findWeight(d2, "fc.weight");
     QVERIFY(w2 && w2->values);
     QCOMPARE(w2->values->elements, uint64_t(32));
     QCOMPARE(w2->values->changedElements, uint64_t(32));

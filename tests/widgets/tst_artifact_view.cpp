@@ -166,6 +166,7 @@ private Q_SLOTS:
   void opGraphMatchesText();
   void weightsTableRowsAreTheSafetensorsKeys_data();
   void weightsTableRowsAreTheSafetensorsKeys();
+  void weightKeysSortNaturally();
   void weightStatisticsByHand();
   void packedWeightIsSummarisedDequantized();
   void selectionFollowsTextAndBack();
@@ -252,6 +253,16 @@ void TestArtifactView::weightsTableRowsAreTheSafetensorsKeys() {
   // Sorting by a column keeps every row.
   view.weightsTable()->sortByColumn(WeightsTableModel::Bytes, Qt::DescendingOrder);
   QCOMPARE(view.weightsTable()->model()->rowCount(), keys.size());
+}
+
+// Issue 18.8: keys sort naturally, index by index.
+void TestArtifactView::weightKeysSortNaturally() {
+  QStringList keys{"blocks.10.weight", "blocks.2.weight", "blocks.1.bias", "blocks.1.weight", "a9", "a10", "stem"};
+  std::sort(keys.begin(), keys.end(), [](const QString& a, const QString& b) {
+    return WeightsTableModel::naturalSortKey(a) < WeightsTableModel::naturalSortKey(b);
+  });
+  QCOMPARE(keys, (QStringList{"a9", "a10", "blocks.1.bias", "blocks.1.weight", "blocks.2.weight",
+                              "blocks.10.weight", "stem"}));
 }
 
 void TestArtifactView::weightStatisticsByHand() {

@@ -22,10 +22,12 @@
 #include "WidgetTestSupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QDialogButtonBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTableView>

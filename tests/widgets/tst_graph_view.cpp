@@ -496,6 +496,7 @@ void TestGraphView::mainWindowMenusAndPanels() {
       {"file.open", QKeySequence(QStringLiteral("Ctrl+O"))},
       {"file.export", QKeySequence(QStringLiteral("Ctrl+E"))},
       {"debug.start", QKeySequence(Qt::Key_F5)},
+      {"debug.restart", QKeySequence(QStringLiteral("Ctrl+Shift+F5"))},
       {"debug.step", QKeySequence(Qt::Key_F10)},
       {"debug.breakpoint", QKeySequence(Qt::Key_F9)},
       {"view.find", QKeySequence(QStringLiteral("Ctrl+F"))},

@@ -99,6 +99,7 @@ private Q_SLOTS:
   void initTestCase();
   void init();
   void stepAndExportThroughTheMenu();
+  void f5ContinuesWhenPausedAndRestartStartsOver();
   void longRunKeepsTheWindowResponsive();
   void artifactTabHidesModelPanels();
   void artifactOnlyWindow();
@@ -187,6 +188,41 @@ void TestPanelsWindow::stepAndExportThroughTheMenu() {
   QVERIFY(weights == readAll(out.filePath(QStringLiteral("cli.lattice/weights.safetensors"))));
   // Stepping was not disturbed by the export.
   QCOMPARE(session->executedNodes().size(), 5);
+}
+
+// Issue 18.8: F5 starts when idle and continues when paused, as in every debugger; Restart is
+// Ctrl+Shift+F5. The status bar counts "1 breakpoint".
+void TestPanelsWindow::f5ContinuesWhenPausedAndRestartStartsOver() {
+  MainWindow window;
+  QVERIFY(showWithPanels(window));
+  QVERIFY(openAndWait(window, QStringLiteral("example:chain:2")));
+  StudioSession* session = window.session();
+  QCOMPARE(window.action(QStringLiteral("debug.restart"))->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+F5")));
+
+  QTest::keyClick(&window, Qt::Key_F5); // start: paused on the first node
+  QCOMPARE(session->interpreterState(), State::Paused);
+  QCOMPARE(session->executedNodes().size(), 0);
+  QTest::keyClick(&window, Qt::Key_F10);
+  QTest::keyClick(&window, Qt::Key_F10);
+  QCOMPARE(session->executedNodes().size(), 2);
+
+  // A breakpoint on the last block's relu; F5 runs on to it instead of starting over.
+  const QString relu = QStringLiteral("blocks_1_2");
+  QVERIFY(session->graph()->findNode(relu.toStdString()));
+  session->toggleBreakpoint(relu);
+  QVERIFY2(statusText(window).contains(QStringLiteral("  1 breakpoint|")) &&
+               !statusText(window).contains(QStringLiteral("1 breakpoints")),
+           qPrintable(statusText(window)));
+  QTest::keyClick(&window, Qt::Key_F5);
+  for (int i = 0; i < 500 && session->isRunning(); ++i) QTest::qWait(10);
+  QCOMPARE(session->interpreterState(), State::Paused);
+  QCOMPARE(session->currentNode(), relu);
+  const int reached = int(session->executedNodes().size());
+  QVERIFY(reached > 2);
+
+  QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier | Qt::ShiftModifier); // restart
+  QCOMPARE(session->interpreterState(), State::Paused);
+  QCOMPARE(session->executedNodes().size(), 0);
 }
 
 void TestPanelsWindow::longRunKeepsTheWindowResponsive() {

@@ -178,7 +178,7 @@ QVariant WeightsTableModel::data(const QModelIndex& index, int role) const {
   if (role == SortRole) {
     switch (column) {
     case Key:
-      return qs(t.key);
+      return naturalSortKey(qs(t.key));
     case DTypeColumn:
       return dtypeText(t.tensor.dtype());
     case Shape:
@@ -239,6 +239,25 @@ QVariant WeightsTableModel::headerData(int section, Qt::Orientation orientation,
   default:
     return {};
   }
+}
+
+QString WeightsTableModel::naturalSortKey(const QString& key) {
+  constexpr int kWidth = 20; // every int64 index fits
+  QString out;
+  out.reserve(key.size() + 8);
+  for (int i = 0; i < key.size();) {
+    if (!key[i].isDigit()) {
+      out += key[i++];
+      continue;
+    }
+    int end = i;
+    while (end < key.size() && key[end].isDigit()) ++end;
+    const QString digits = key.mid(i, end - i);
+    if (digits.size() < kWidth) out += QString(kWidth - digits.size(), QLatin1Char('0'));
+    out += digits;
+    i = end;
+  }
+  return out;
 }
 
 } // namespace lattice::studio

@@ -28,6 +28,9 @@ public:
   enum Column { Key, DTypeColumn, Shape, Bytes, Min, Max, Mean, ColumnCount };
   /// Numeric value of a cell for sorting (bytes, min, max, mean; elements for the shape).
   static constexpr int SortRole = Qt::UserRole + 1;
+  /// The key's SortRole value: every run of digits zero-padded to one width, so keys sort
+  /// naturally (`blocks.2` before `blocks.10`) under a plain string comparison.
+  static QString naturalSortKey(const QString& key);
 
   explicit WeightsTableModel(QObject* parent = nullptr);
   ~WeightsTableModel() override;
