@@ -26,7 +26,11 @@ def export_archive(model, path, example_inputs=None, lowering=None, *, use_torch
       parameter name → value); recorded as the artifact's input specs.
     - `lowering`: optional dict of lowering hints: ``batch_size``, ``input_dtype`` (``"f32"`` or
       ``"f16"``), ``quantize_bits`` (4 or 8), ``quantize_group_size``,
-      ``quantize_scale_dtype`` (``"f16"`` or ``"f32"``), ``output_names``.
+      ``quantize_scale_dtype`` (``"f16"`` or ``"f32"``), ``output_names``. With
+      `example_inputs`, an unset (None) ``batch_size`` and ``input_dtype`` are recorded as
+      torch-lattice's save_lattice_model_artifact infers them from the sparse inputs
+      (lowering.md §6.1 steps 5-6): the number of ``batch_counts``, else ``spatial_range[0]``,
+      else null; the features' dtype, else ``"f32"``.
     - `use_torch_lattice`: None (default) uses torch-lattice's leaf rule and autowrap set when
       ``torch_lattice`` is importable, else plain torch.fx; False forces plain torch.fx; True
       requires torch-lattice.

@@ -17,7 +17,7 @@ import torch
 
 from . import safetensors
 from .errors import ExportError
-from .options import example_input_specs, lowering_options
+from .options import example_input_specs, inferred_lowering, lowering_options
 from .records import called_modules, encode_graph, module_record, signature, walk_modules
 from .tracing import describe_path, forward_is_implemented, select_policy, trace_one_level
 
@@ -60,8 +60,13 @@ def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=
         "modules": records,
     }
     if example_inputs is not None:
-        document["example_inputs"] = example_input_specs(example_inputs, records[0]["signature"])
-    if lowering is not None:
+        specs = example_input_specs(example_inputs, records[0]["signature"])
+        document["example_inputs"] = specs
+        # What the reference infers from the same inputs (fx-archive.md "Input specs and lowering
+        # hints"): without it a global pool cannot lower although the reference exports it.
+        document["lowering"] = lowering_options(
+            lowering, inferred=lambda checked: inferred_lowering(example_inputs, specs, checked))
+    elif lowering is not None:
         document["lowering"] = lowering_options(lowering)
     return document, tensors
 

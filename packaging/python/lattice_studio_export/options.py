@@ -120,8 +120,74 @@ _LOWERING_KEYS = {
 }
 
 
-def lowering_options(lowering):
-    """The checked lowering object, keys in the spec's order; only the keys given are written."""
+def _example_values(example_inputs):
+    """(name or index, value) of each example input, in the order example_input_specs reads them."""
+    if isinstance(example_inputs, dict):
+        return list(example_inputs.items())
+    if isinstance(example_inputs, torch.Tensor) or is_sparse_tensor(example_inputs):
+        example_inputs = (example_inputs,)
+    return list(enumerate(example_inputs))
+
+
+def _batch_size_of(value, where):
+    """lowering.md §6.1 step 6 for one sparse input: len(batch_counts) when it is set, else
+    spatial_range[0] when that is set, else None (the input says nothing)."""
+    batch_counts = getattr(value, "batch_counts", None)
+    if batch_counts is not None:
+        try:
+            return len(batch_counts), "{} batch counts".format(len(batch_counts))
+        except TypeError as error:
+            raise ExportError("{}: batch_counts has no length ({})".format(where, error)) from error
+    spatial_range = getattr(value, "spatial_range", None)
+    if spatial_range is not None:
+        try:
+            size = int(spatial_range[0])
+        except (TypeError, ValueError, IndexError) as error:
+            raise ExportError("{}: spatial_range[0] is not an integer ({})".format(where, error)) from error
+        return size, "spatial_range[0] = {}".format(size)
+    return None
+
+
+def inferred_lowering(example_inputs, specs, lowering):
+    """``batch_size`` and ``input_dtype`` as save_lattice_model_artifact infers them from
+    `example_inputs` (lowering.md §6.1 steps 5 and 6; fx-archive.md "Input specs and lowering
+    hints"). `specs` are the checked specs of the same inputs; `lowering` the caller's checked
+    options. A caller's input dtype (when truthy) or batch size (when not None) wins and is not
+    checked against the inputs, as in the reference."""
+    sparse = [(key, value, spec) for (key, value), spec in zip(_example_values(example_inputs), specs)
+              if spec["kind"] == "sparse"]
+    out = {}
+    if not lowering.get("input_dtype"):
+        dtypes = sorted({spec["dtype"] for _, _, spec in sparse})
+        if len(dtypes) > 1:
+            raise ExportError("example_inputs: all sparse inputs must use one feature dtype ({})".format(
+                ", ".join("'{}': {}".format(spec["name"], spec["dtype"]) for _, _, spec in sparse)))
+        out["input_dtype"] = dtypes[0] if dtypes else "f32"
+    if lowering.get("batch_size") is None:
+        sizes = []
+        for key, value, spec in sparse:
+            where = "example_inputs[{!r}]".format(key) if isinstance(key, str) else \
+                "example_inputs[{}] ('{}')".format(key, spec["name"])
+            size = _batch_size_of(value, where)
+            if size is not None:
+                sizes.append((spec["name"], size))
+        if len({size for _, (size, _) in sizes}) > 1:
+            raise ExportError("example_inputs: sparse inputs disagree on batch size ({})".format(
+                ", ".join("'{}': {}".format(name, how) for name, (_, how) in sizes)))
+        batch_size = sizes[0][1][0] if sizes else None
+        if batch_size is not None and batch_size < 1:
+            # The reference builder accepts 0, but no archive reader does (a positive batch size).
+            raise ExportError("example_inputs: the inferred batch size is {} ('{}': {}); pass a positive "
+                              "lowering['batch_size']".format(batch_size, sizes[0][0], sizes[0][1][1]))
+        out["batch_size"] = batch_size
+    return out
+
+
+def lowering_options(lowering, inferred=None):
+    """The checked lowering object, keys in the spec's order; only the keys given are written,
+    plus `inferred(checked)`'s keys (see inferred_lowering), which replace the caller's unset ones."""
+    if lowering is None:
+        lowering = {}
     if not isinstance(lowering, dict):
         raise ExportError("lowering: expected a dict, got {}".format(type(lowering).__qualname__))
     unknown = [key for key in lowering if key not in _LOWERING_KEYS]
@@ -134,4 +200,8 @@ def lowering_options(lowering):
             if key == "quantize_group_size" and value is None:
                 raise ExportError("lowering['quantize_group_size']: expected a positive integer, got None")
             out[key] = value
+    if inferred is not None:
+        extra = inferred(out)
+        out = {key: extra[key] if key in extra else out[key]
+               for key in _LOWERING_KEYS if key in out or key in extra}
     return out

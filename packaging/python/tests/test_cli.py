@@ -92,7 +92,9 @@ class Cli(unittest.TestCase):
         self.assertEqual(doc["example_inputs"], [
             {"name": "points", "kind": "dense", "dtype": "f32", "shape": [5, 3]},
             {"name": "features", "kind": "sparse", "dtype": "f16", "channels": 2, "stride": [2, 2, 2]}])
-        self.assertEqual(doc["lowering"], {"batch_size": 2, "quantize_bits": 8, "output_names": ["logits"]})
+        # input_dtype: inferred from the f16 sparse features (lowering.md §6.1 step 5).
+        self.assertEqual(doc["lowering"], {"batch_size": 2, "input_dtype": "f16", "quantize_bits": 8,
+                                           "output_names": ["logits"]})
         entry, raw = read_tensor(out, "fc.weight")
         self.assertEqual(entry, {"dtype": "F32", "shape": [6, 3], "data_offsets": entry["data_offsets"]})
         self.assertEqual(raw, struct.pack("<18f", *[i / 4 for i in range(18)]))

@@ -36,8 +36,19 @@ STUB = {
         from .operators import (cat, generative_add, reindex_sparse, sparse_add, sparse_cat,
                                 sparse_maximum, sparse_minimum, sparse_mul, sparse_sub)
         from .nn.functional import devoxelize, voxelize
+        from .tensor import SparseTensor
         from . import nn, operators
     """,
+    # Duck-typed like torch-lattice's SparseTensor: what the exporter reads of it (lowering.md 6.1).
+    "torch_lattice/tensor.py": """
+class SparseTensor:
+    def __init__(self, feats, coords, stride=1, spatial_range=None, batch_counts=None):
+        self.feats = feats
+        self.coords = coords
+        self.stride = stride
+        self.spatial_range = spatial_range
+        self.batch_counts = batch_counts
+""",
     "torch_lattice/operators.py": _UNTRACEABLE + """
 def cat(inputs):
     return _concrete(inputs[0])
@@ -71,6 +82,7 @@ def reindex_sparse(source, target):
         from .modules.activation import ReLU
         from .modules.conv import Conv3d, SubmConv3d
         from .modules.norm import BatchNorm
+        from .modules.pooling import GlobalAvgPool
     """,
     "torch_lattice/nn/functional/__init__.py": """
         from .voxelize import voxelize
@@ -123,6 +135,14 @@ class BatchNorm(nn.BatchNorm1d):
     def forward(self, input):
         return _concrete(input)
 """,
+    "torch_lattice/nn/modules/pooling.py": _UNTRACEABLE + """
+from torch import nn
+
+
+class GlobalAvgPool(nn.Module):
+    def forward(self, input, *, batch_size=None):
+        return _concrete(input)
+""",
     "torch_lattice/nn/modules/activation.py": _UNTRACEABLE + """
 from torch import nn
 
@@ -161,6 +181,18 @@ class ReLU(nn.ReLU):
                 b = sparse_add(a, a)
                 c = self.block(self.act(self.norm(self.conv(b))))
                 return voxelize(c), torch_lattice.operators.reindex_sparse(c, x)
+
+
+        class PoolNet(nn.Module):
+            # Like lowering.md 9, test_lattice_artifact.py 1 (without the conv): lowers only
+            # with a static batch size.
+            def __init__(self):
+                super().__init__()
+                self.pool = torch_lattice.nn.GlobalAvgPool()
+                self.fc = nn.Linear(2, 3)
+
+            def forward(self, x, y=None):
+                return self.fc(self.pool(x))
     """,
 }
 
@@ -259,6 +291,92 @@ class TorchLatticeStub(unittest.TestCase):
     def test_required_torch_lattice_is_used(self):
         _, doc = self.export(use_torch_lattice=True)
         self.assertNotIn("graph", doc["modules"][1])
+
+    # Inferred lowering options: fx-archive.md "Input specs and lowering hints", lowering.md 6.1
+    # steps 5 (input_dtype) and 6 (batch_size). The expected values are the spec's rules applied
+    # by hand to the example inputs.
+
+    def sparse(self, rows=4, dtype=torch.float32, spatial_range=None, batch_counts=None):
+        return self.tl.SparseTensor(torch.zeros(rows, 2, dtype=dtype), torch.zeros(rows, 4, dtype=torch.int32),
+                                    spatial_range=spatial_range, batch_counts=batch_counts)
+
+    def pool_export(self, example_inputs, lowering=None, name="pool.ltfx"):
+        path = os.path.join(self.tmp.name, name)
+        export_archive(self.user.PoolNet().eval(), path, example_inputs=example_inputs, lowering=lowering)
+        with open(os.path.join(path, "model.json"), encoding="utf-8") as f:
+            return path, json.load(f)
+
+    def test_batch_size_is_the_number_of_batch_counts(self):
+        # batch_counts wins over spatial_range (lowering.md 9: spatial_range (2,2,1,1), counts (2,2)).
+        _, doc = self.pool_export((self.sparse(spatial_range=(2, 2, 1, 1), batch_counts=(2, 2)),))
+        self.assertEqual(doc["lowering"], {"batch_size": 2, "input_dtype": "f32"})
+        _, doc = self.pool_export((self.sparse(spatial_range=(5, 2, 1, 1), batch_counts=(1, 2, 1)),))
+        self.assertEqual(doc["lowering"]["batch_size"], 3)
+
+    def test_batch_size_is_spatial_range_0_without_batch_counts(self):
+        _, doc = self.pool_export((self.sparse(spatial_range=(3, 2, 1, 1)),))
+        self.assertEqual(doc["lowering"], {"batch_size": 3, "input_dtype": "f32"})
+        _, doc = self.pool_export({"x": self.sparse(spatial_range=torch.tensor([4, 2, 1, 1]))})
+        self.assertEqual(doc["lowering"]["batch_size"], 4)
+
+    def test_sparse_inputs_that_agree_or_say_nothing(self):
+        # y says nothing about its batch: only x counts.
+        _, doc = self.pool_export((self.sparse(batch_counts=(2, 2)), self.sparse()))
+        self.assertEqual(doc["lowering"]["batch_size"], 2)
+        _, doc = self.pool_export((self.sparse(batch_counts=(2, 2)), self.sparse(spatial_range=(2, 1, 1, 1))))
+        self.assertEqual(doc["lowering"]["batch_size"], 2)
+
+    def test_disagreeing_sparse_inputs_are_an_error(self):
+        inputs = (self.sparse(batch_counts=(2, 2)), self.sparse(spatial_range=(3, 1, 1, 1)))
+        with self.assertRaisesRegex(ExportError, r"^example_inputs: sparse inputs disagree on batch size "
+                                                 r"\('x': 2 batch counts, 'y': spatial_range\[0\] = 3\)$"):
+            self.pool_export(inputs)
+        # An explicit batch size is used as given, not checked against the inputs (step 6).
+        _, doc = self.pool_export(inputs, lowering={"batch_size": 1})
+        self.assertEqual(doc["lowering"]["batch_size"], 1)
+
+    def test_no_sparse_inputs_gives_null_and_f32(self):
+        _, doc = self.pool_export((torch.zeros(5, 3),))
+        self.assertEqual(doc["lowering"], {"batch_size": None, "input_dtype": "f32"})
+        _, doc = self.pool_export((self.sparse(),))  # sparse, but no batch_counts or spatial_range
+        self.assertEqual(doc["lowering"], {"batch_size": None, "input_dtype": "f32"})
+
+    def test_input_dtype_from_the_sparse_features(self):
+        _, doc = self.pool_export((self.sparse(dtype=torch.float16, batch_counts=(1,)), torch.zeros(2, 3)))
+        self.assertEqual(doc["lowering"], {"batch_size": 1, "input_dtype": "f16"})
+        mixed = (self.sparse(dtype=torch.float16), self.sparse())
+        with self.assertRaisesRegex(ExportError, r"^example_inputs: all sparse inputs must use one feature dtype "
+                                                 r"\('x': f16, 'y': f32\)$"):
+            self.pool_export(mixed)
+        _, doc = self.pool_export(mixed, lowering={"input_dtype": "f32"})
+        self.assertEqual(doc["lowering"]["input_dtype"], "f32")
+
+    def test_explicit_values_win(self):
+        inputs = (self.sparse(dtype=torch.float16, spatial_range=(2, 2, 1, 1), batch_counts=(2, 2)),)
+        _, doc = self.pool_export(inputs, lowering={"batch_size": 5, "input_dtype": "f32", "quantize_bits": 8})
+        self.assertEqual(doc["lowering"], {"batch_size": 5, "input_dtype": "f32", "quantize_bits": 8})
+        # None is "not given", as in LatticeModelArtifactOptions: inferred.
+        _, doc = self.pool_export(inputs, lowering={"batch_size": None, "input_dtype": None})
+        self.assertEqual(doc["lowering"], {"batch_size": 2, "input_dtype": "f16"})
+
+    def test_without_example_inputs_only_given_options_are_written(self):
+        _, doc = self.pool_export(None)
+        self.assertNotIn("lowering", doc)
+        _, doc = self.pool_export(None, lowering={"quantize_bits": 4})
+        self.assertEqual(doc["lowering"], {"quantize_bits": 4})
+
+    def test_zero_batch_counts_is_refused(self):
+        with self.assertRaisesRegex(ExportError, r"^example_inputs: the inferred batch size is 0 "):
+            self.pool_export((self.sparse(batch_counts=()),))
+
+    def test_global_pool_lowers_with_the_inferred_batch_size(self):
+        path, _ = self.pool_export((self.sparse(spatial_range=(2, 2, 1, 1), batch_counts=(2, 2)),))
+        out = os.path.join(self.tmp.name, "pool.lattice")
+        result = support.run_cli("lower", path, "-o", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(out, "graph.mlir"), encoding="utf-8") as f:
+            graph = f.read()
+        self.assertRegex(graph, r"lattice\.global_pool.*batch_size = 2\b")
 
 
 if __name__ == "__main__":
