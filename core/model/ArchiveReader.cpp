@@ -12,6 +12,7 @@
 #include "model/ArchiveJson.h"
 #include "tensor/Safetensors.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -316,9 +317,76 @@ Model decodeDocument(const OJson& doc, const SafetensorsFile* weights) {
   return model;
 }
 
+/// The deepest nesting of arrays and objects model.json may have. The document is decoded (and
+/// later traced and lowered) by recursive functions, so an unbounded depth could exhaust the
+/// stack; real archives nest a few dozen levels at most.
+constexpr std::size_t kMaxJsonDepth = 256;
+
+/// "LINE:COL" (1-based; columns count bytes) of byte `offset` of `text`.
+std::string lineColumn(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+/// Calls `fn(offset)` for every byte of `text` outside string literals; stops when it returns
+/// true and gives that offset, else npos. One linear pass: strings and their escapes are skipped.
+template <typename Fn>
+std::size_t scanOutsideStrings(const std::string& text, Fn&& fn) {
+  bool inString = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+      continue;
+    }
+    if (fn(i)) return i;
+  }
+  return std::string::npos;
+}
+
+/// The offset of the first '[' or '{' that opens a level deeper than kMaxJsonDepth, or npos.
+/// Brackets are counted as they come, matched or not: the parser reports mismatches itself.
+std::size_t tooDeep(const std::string& text) {
+  std::size_t depth = 0;
+  return scanOutsideStrings(text, [&](std::size_t i) {
+    const char c = text[i];
+    if (c == '[' || c == '{') return ++depth > kMaxJsonDepth;
+    if ((c == ']' || c == '}') && depth > 0) --depth;
+    return false;
+  });
+}
+
+bool numberChar(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+
+/// The offset of the first number token equal to `token` outside strings, or npos. The parser
+/// stops at the first number it cannot represent, so that is the one it complained about.
+std::size_t findNumber(const std::string& text, const std::string& token) {
+  if (token.empty()) return std::string::npos;
+  return scanOutsideStrings(text, [&](std::size_t i) {
+    if (!numberChar(text[i]) || (i > 0 && numberChar(text[i - 1]))) return false;
+    std::size_t end = i;
+    while (end < text.size() && numberChar(text[end])) ++end;
+    return text.compare(i, end - i, token) == 0 && end - i == token.size();
+  });
+}
+
 /// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 12: syntax error
-/// ..." → "syntax error ... (line 1, column 12)".
-std::string parseErrorDetail(const std::string& what) {
+/// ..." → "syntax error ..." (the location is reported separately).
+std::string jsonErrorDetail(const std::string& what) {
   std::string text = what;
   if (text.rfind("[json.exception.", 0) == 0) {
     const std::size_t close = text.find("] ");
@@ -327,30 +395,72 @@ std::string parseErrorDetail(const std::string& what) {
   const std::string prefix = "parse error at ";
   if (text.rfind(prefix, 0) == 0) {
     const std::size_t colon = text.find(": ");
-    if (colon != std::string::npos) return text.substr(colon + 2) + " (" + text.substr(prefix.size(), colon - prefix.size()) + ")";
+    if (colon != std::string::npos) return text.substr(colon + 2);
   }
   const std::string bare = "parse error: ";
   if (text.rfind(bare, 0) == 0) return text.substr(bare.size());
   return text;
 }
 
-} // namespace
+/// Parses `jsonText` or throws Exception "LOCATION:LINE:COL: invalid JSON: ..." (every nlohmann
+/// exception is caught here; the nesting depth is bounded before parsing).
+OJson parseDocument(const std::string& jsonText, const std::string& location) {
+  if (const std::size_t deep = tooDeep(jsonText); deep != std::string::npos)
+    throw Exception{location + ":" + lineColumn(jsonText, deep) + ": invalid JSON: nesting deeper than " +
+                    std::to_string(kMaxJsonDepth) + " levels"};
+  try {
+    return OJson::parse(jsonText);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte counts the bytes read, the offending one included.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string detail = jsonErrorDetail(e.what());
+    // A document cut short ends inside a value: nlohmann says "unexpected end of input", or
+    // "missing closing quote" when the cut falls inside a string.
+    if (!jsonText.empty() && offset + 1 >= jsonText.size() &&
+        (detail.find("unexpected end of input") != std::string::npos ||
+         detail.find("missing closing quote") != std::string::npos))
+      detail += " (the file is truncated)";
+    throw Exception{location + ":" + lineColumn(jsonText, offset) + ": invalid JSON: " + detail};
+  } catch (const nlohmann::json::out_of_range& e) {
+    // "number overflow parsing '1e708'": no position in the exception; find the token.
+    const std::string detail = jsonErrorDetail(e.what());
+    std::string token;
+    if (const std::size_t open = detail.find('\''); open != std::string::npos) {
+      const std::size_t close = detail.find('\'', open + 1);
+      if (close != std::string::npos) token = detail.substr(open + 1, close - open - 1);
+    }
+    const std::size_t at = findNumber(jsonText, token);
+    const std::string where = at == std::string::npos ? location : location + ":" + lineColumn(jsonText, at);
+    throw Exception{where + ": invalid JSON: " + detail};
+  } catch (const nlohmann::json::exception& e) {
+    throw Exception{location + ": invalid JSON: " + jsonErrorDetail(e.what())};
+  }
+}
 
-Expected<Model> parseArchiveJson(const std::string& jsonText, const std::string& fileName,
-                                 const SafetensorsFile* weights) {
+/// `jsonLocation` names the file in JSON syntax errors (with line:column), `fileName` starts
+/// the messages about the document's content.
+Expected<Model> parseArchiveJsonAt(const std::string& jsonText, const std::string& fileName,
+                                   const std::string& jsonLocation, const SafetensorsFile* weights) {
   OJson doc;
   try {
-    doc = OJson::parse(jsonText);
-  } catch (const nlohmann::json::parse_error& e) {
-    return makeError(fileName + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + parseErrorDetail(e.what()));
+    doc = parseDocument(jsonText, jsonLocation);
+  } catch (const Exception& e) {
+    return makeError(e.message);
   }
   try {
     return decodeDocument(doc, weights);
   } catch (const Exception& e) {
     return makeError(fileName + ": " + e.message);
   } catch (const nlohmann::json::exception& e) {
-    return makeError(fileName + ": " + std::string(e.what()));
+    return makeError(fileName + ": " + jsonErrorDetail(e.what()));
   }
+}
+
+} // namespace
+
+Expected<Model> parseArchiveJson(const std::string& jsonText, const std::string& fileName,
+                                 const SafetensorsFile* weights) {
+  return parseArchiveJsonAt(jsonText, fileName, fileName, weights);
 }
 
 Expected<Model> parseArchiveJson(const std::string& jsonText, const std::string& fileName) {
@@ -377,7 +487,7 @@ Expected<Model> readArchive(const std::string& dir) {
     if (!opened) return opened.error();
     weights = std::move(*opened);
   }
-  auto model = parseArchiveJson(text.str(), "model.json", weights ? &*weights : nullptr);
+  auto model = parseArchiveJsonAt(text.str(), "model.json", jsonPath.string(), weights ? &*weights : nullptr);
   if (!model) return model;
   if (!weights) {
     for (const ModuleInfo& m : model->modules())

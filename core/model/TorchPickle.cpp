@@ -7,6 +7,13 @@
 // BUILD's state is dropped (an OrderedDict's `_metadata`). Deliberately not supported:
 // protocol 0/1 text opcodes other than the few torch never writes anyway, quantized and sparse
 // tensors, and storages of dtypes that safetensors cannot name.
+//
+// The input is untrusted. Every object is owned by the Unpickler (one flat list) and referenced
+// by raw pointers, so a self-referential pickle (a list that contains itself through the memo)
+// cannot leak and freeing a deeply nested one is a loop, not a recursion. The only recursion
+// (_rebuild_from_type_v2 calling the function it wraps) has a depth bound, and every size, offset
+// and stride of a tensor is checked against its storage with overflow-checked arithmetic before
+// any byte is read or allocated.
 #include "model/TorchPickle.h"
 
 #include <cstdio>
@@ -19,7 +26,7 @@ namespace lattice {
 namespace {
 
 struct PyObject;
-using Obj = std::shared_ptr<PyObject>;
+using Obj = PyObject*; ///< Owned by the Unpickler that made it.
 
 struct StorageRef {
   DType dtype = DType::F32;
@@ -47,11 +54,8 @@ struct PyObject {
   TensorRef tensor;
 };
 
-Obj make(PyObject::Kind kind) {
-  auto o = std::make_shared<PyObject>();
-  o->kind = kind;
-  return o;
-}
+/// How deep _rebuild_from_type_v2 may wrap a rebuild call; torch writes one level.
+constexpr int kMaxCallDepth = 16;
 
 const char* kindName(PyObject::Kind kind) {
   static const char* const names[] = {"None", "bool", "int", "float", "str", "bytes", "tuple",
@@ -74,6 +78,7 @@ class Unpickler {
 public:
   Unpickler(const std::string& data, std::string file) : m_data(data), m_file(std::move(file)) {}
 
+  /// The result; it and everything it references live as long as the Unpickler.
   Obj run() {
     while (true) {
       const uint8_t op = byte();
@@ -98,7 +103,11 @@ private:
     for (std::size_t i = 0; i < n; ++i) v |= uint64_t(p[i]) << (8 * i);
     return v;
   }
-  std::string text(std::size_t n) { return std::string(reinterpret_cast<const char*>(take(n)), n); }
+  // take() checks the length against the bytes left before anything is allocated.
+  std::string text(uint64_t n) {
+    if (n > m_data.size() - m_pos) fail("truncated pickle");
+    return std::string(reinterpret_cast<const char*>(take(static_cast<std::size_t>(n))), static_cast<std::size_t>(n));
+  }
   std::string line() {
     const std::size_t end = m_data.find('\n', m_pos);
     if (end == std::string::npos) fail("truncated pickle");
@@ -107,14 +116,20 @@ private:
     return s;
   }
 
-  void push(Obj o) { m_stack.push_back(std::move(o)); }
+  Obj make(PyObject::Kind kind) {
+    m_objects.push_back(std::make_unique<PyObject>());
+    m_objects.back()->kind = kind;
+    return m_objects.back().get();
+  }
+
+  void push(Obj o) { m_stack.push_back(o); }
   Obj pop() {
     if (m_stack.size() <= (m_marks.empty() ? 0 : m_marks.back())) fail("stack underflow");
-    Obj o = std::move(m_stack.back());
+    Obj o = m_stack.back();
     m_stack.pop_back();
     return o;
   }
-  Obj& top() {
+  Obj top() {
     if (m_stack.empty()) fail("stack underflow");
     return m_stack.back();
   }
@@ -126,7 +141,7 @@ private:
     m_stack.resize(mark);
     return items;
   }
-  Obj& expect(Obj& o, PyObject::Kind kind, const char* context) {
+  Obj expect(Obj o, PyObject::Kind kind, const char* context) {
     if (o->kind != kind)
       fail(std::string(context) + ": expected a " + kindName(kind) + ", found " + kindName(o->kind));
     return o;
@@ -152,7 +167,7 @@ private:
     return string(PyObject::Kind::Global, module + "." + name);
   }
 
-  void setItems(Obj& dict, std::vector<Obj>& kv) {
+  void setItems(Obj dict, const std::vector<Obj>& kv) {
     expect(dict, PyObject::Kind::Dict, "SETITEMS");
     for (std::size_t i = 0; i + 1 < kv.size(); i += 2) dict->dict.emplace_back(kv[i], kv[i + 1]);
   }
@@ -170,9 +185,9 @@ private:
     case 'K': push(scalar(K::Int, byte())); break;
     case 'M': push(scalar(K::Int, static_cast<int64_t>(little(2)))); break;
     case 0x8a: case 0x8b: {                      // LONG1, LONG4: little-endian two's complement
-      const std::size_t n = op == 0x8a ? byte() : static_cast<std::size_t>(little(4));
+      const uint64_t n = op == 0x8a ? byte() : little(4);
       if (n > 8) fail("integer of " + std::to_string(n) + " bytes");
-      uint64_t v = n ? little(n) : 0;
+      uint64_t v = n ? little(static_cast<std::size_t>(n)) : 0;
       if (n && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t(0) << (8 * n);
       push(scalar(K::Int, static_cast<int64_t>(v)));
       break;
@@ -215,7 +230,7 @@ private:
     case 'a': { Obj v = pop(); expect(top(), K::List, "APPEND")->items.push_back(v); break; }
     case 'e': {
       std::vector<Obj> items = popMark();
-      Obj& list = expect(top(), K::List, "APPENDS");
+      Obj list = expect(top(), K::List, "APPENDS");
       list->items.insert(list->items.end(), items.begin(), items.end());
       break;
     }
@@ -227,6 +242,7 @@ private:
       break;
     }
     case 'u': { std::vector<Obj> kv = popMark(); setItems(top(), kv); break; }
+    // The memo holds at most one entry per PUT opcode, so it is bounded by the input's length.
     case 'q': m_memo[byte()] = top(); break;
     case 'r': m_memo[little(4)] = top(); break;
     case 0x94: { const uint64_t id = m_memo.size(); m_memo[id] = top(); break; }
@@ -243,7 +259,7 @@ private:
       push(global(expect(module, K::Str, "STACK_GLOBAL")->s, expect(name, K::Str, "STACK_GLOBAL")->s));
       break;
     }
-    case 'R': case 0x81: { Obj args = pop(); Obj callable = pop(); push(call(callable, args)); break; }
+    case 'R': case 0x81: { Obj args = pop(); Obj callable = pop(); push(call(callable, args, 0)); break; }
     case 'b': pop(); break;                      // BUILD: the state is not needed
     case 'Q': { Obj pid = pop(); push(persistent(pid)); break; }
     case '0': pop(); break;
@@ -257,7 +273,9 @@ private:
     }
   }
 
-  Obj call(const Obj& callable, const Obj& args) {
+  /// `depth` counts the _rebuild_from_type_v2 wrappers around this call: its arguments may
+  /// reference themselves through the memo, so the unwrapping must be bounded.
+  Obj call(Obj callable, Obj args, int depth) {
     using K = PyObject::Kind;
     const std::string name = callable->kind == K::Global ? callable->s : std::string();
     const std::vector<Obj>& a = args->items;
@@ -276,14 +294,17 @@ private:
     if ((name == "torch._utils._rebuild_parameter" || name == "torch._utils._rebuild_parameter_with_state") &&
         !a.empty())
       return a[0];
-    if (name == "torch._tensor._rebuild_from_type_v2" && a.size() >= 3) return call(a[0], a[2]);
+    if (name == "torch._tensor._rebuild_from_type_v2" && a.size() >= 3) {
+      if (depth >= kMaxCallDepth) fail(name + ": rebuild calls nested too deeply (a self-referential pickle?)");
+      return call(a[0], a[2], depth + 1);
+    }
     return string(K::Opaque, name.empty() ? std::string("object") : name);
   }
 
-  std::vector<int64_t> ints(const Obj& tuple, const std::string& context) {
+  std::vector<int64_t> ints(Obj tuple, const std::string& context) {
     std::vector<int64_t> out;
     if (tuple->kind != PyObject::Kind::Tuple) fail(context + ": expected a tuple of ints");
-    for (const Obj& item : tuple->items) {
+    for (Obj item : tuple->items) {
       if (item->kind != PyObject::Kind::Int) fail(context + ": expected a tuple of ints");
       out.push_back(item->i);
     }
@@ -291,7 +312,7 @@ private:
   }
 
   /// ('storage', torch.FloatStorage, '0', 'cpu', numel) → the storage `data/0`.
-  Obj persistent(const Obj& pid) {
+  Obj persistent(Obj pid) {
     using K = PyObject::Kind;
     const auto& a = pid->items;
     if (pid->kind != K::Tuple || a.size() < 3 || a[0]->kind != K::Str || a[0]->s != "storage" ||
@@ -308,42 +329,59 @@ private:
   const std::string& m_data;
   std::string m_file;
   std::size_t m_pos = 0;
+  std::vector<std::unique_ptr<PyObject>> m_objects; ///< every object made; freed in one loop
   std::vector<Obj> m_stack;
   std::vector<std::size_t> m_marks;
   std::map<uint64_t, Obj> m_memo;
 };
 
 /// A TensorData for `ref` over its storage bytes: a view when row-major contiguous, else a copy.
+/// Throws Exception when the offset, sizes and strides reach outside the storage (checked
+/// without overflow), and refuses a copy of more elements than the storage holds (an expanded
+/// tensor, e.g. stride 0), which would let a tiny file demand an arbitrarily large allocation.
 TensorData materialize(const TensorRef& ref, const TorchStorageBytes& bytes, const std::string& where) {
   const DType dtype = ref.storage.dtype;
   const std::size_t item = dtypeSize(dtype);
-  const int64_t numel = shapeNumel(ref.size);
-  if (numel < 0) throw Exception{where + ": invalid shape"};
-  if (numel == 0) return TensorData::zeros(dtype, ref.size);
   const int64_t available = static_cast<int64_t>(bytes.size / item);
+  const std::string tooSmall = where + ": storage '" + ref.storage.key + "' (" + std::to_string(available) +
+                               " elements) is too small for the tensor's offset, size and stride";
+  if (ref.offset < 0 || ref.offset > available)
+    throw Exception{where + ": storage offset " + std::to_string(ref.offset) + " lies outside storage '" +
+                    ref.storage.key + "' (" + std::to_string(available) + " elements)"};
+  const int64_t numel = shapeNumel(ref.size);
+  if (numel < 0) throw Exception{where + ": invalid shape (negative or too many elements)"};
+  if (numel == 0) return TensorData::zeros(dtype, ref.size);
+
   int64_t last = ref.offset; // highest element index touched
   bool contiguous = true;
-  int64_t expected = 1;
+  int64_t expected = 1;      // the row-major stride of dimension d; at most numel, no overflow
   for (std::size_t d = ref.size.size(); d-- > 0;) {
     if (ref.stride[d] < 0) throw Exception{where + ": negative stride"};
-    if (ref.size[d] > 1 && ref.stride[d] >= available) last = available; // out of range, without overflow
-    if (last >= available) continue;
-    last += (ref.size[d] - 1) * ref.stride[d];
-    if (ref.size[d] != 1 && ref.stride[d] != expected) contiguous = false;
+    if (ref.size[d] == 1) continue; // its stride is never used
+    int64_t extent = 0;             // (size - 1) * stride, checked
+    if (__builtin_mul_overflow(ref.size[d] - 1, ref.stride[d], &extent) ||
+        __builtin_add_overflow(last, extent, &last))
+      throw Exception{tooSmall};
+    if (ref.stride[d] != expected) contiguous = false;
     expected *= ref.size[d];
   }
-  if (ref.offset < 0 || last >= available)
-    throw Exception{where + ": storage '" + ref.storage.key + "' (" + std::to_string(available) +
-                    " elements) is too small for the tensor's offset, size and stride"};
-  const uint8_t* base = bytes.data + ref.offset * static_cast<int64_t>(item);
+  if (last >= available) throw Exception{tooSmall};
+  const uint8_t* base = bytes.data + static_cast<std::size_t>(ref.offset) * item;
+  // Contiguous: numel elements from offset end at `last` < available, so the view is in bounds.
   if (contiguous)
     return TensorData::view(dtype, ref.size, base, static_cast<std::size_t>(numel) * item, bytes.keepAlive);
+  if (numel > available - ref.offset)
+    throw Exception{where + ": a non-contiguous tensor of " + std::to_string(numel) +
+                    " elements over storage '" + ref.storage.key + "' of " + std::to_string(available) +
+                    " elements (repeated elements, e.g. a stride of 0) is not supported; save a "
+                    "contiguous copy (tensor.contiguous())"};
+  // Every index below is at most last - offset, which was checked above.
   std::vector<uint8_t> out(static_cast<std::size_t>(numel) * item);
   std::vector<int64_t> index(ref.size.size(), 0);
   for (int64_t n = 0; n < numel; ++n) {
     int64_t at = 0;
     for (std::size_t d = 0; d < index.size(); ++d) at += index[d] * ref.stride[d];
-    std::memcpy(out.data() + n * static_cast<int64_t>(item), base + at * static_cast<int64_t>(item), item);
+    std::memcpy(out.data() + static_cast<std::size_t>(n) * item, base + static_cast<std::size_t>(at) * item, item);
     for (std::size_t d = index.size(); d-- > 0;) {
       if (++index[d] < ref.size[d]) break;
       index[d] = 0;
@@ -357,14 +395,17 @@ TensorData materialize(const TensorRef& ref, const TorchStorageBytes& bytes, con
 Expected<std::vector<NamedTensor>>
 unpickleTorchTensors(const std::string& pickle, const TorchStorageLoader& load, const std::string& file) {
   try {
-    Unpickler unpickler(pickle, file);
+    Unpickler unpickler(pickle, file); // owns every object below until the function returns
     Obj root = unpickler.run();
     using K = PyObject::Kind;
     if (root->kind != K::Dict)
       unpickler.fail(std::string("expected a dict of tensors (a state_dict), found a ") +
                      kindName(root->kind));
+    // Chosen after the loop: the loop must not change the dict it iterates.
+    Obj inner = nullptr;
     for (const auto& [key, value] : root->dict)
-      if (key->kind == K::Str && key->s == "state_dict" && value->kind == K::Dict) root = value;
+      if (key->kind == K::Str && key->s == "state_dict" && value->kind == K::Dict) inner = value;
+    if (inner) root = inner;
 
     std::map<std::string, TorchStorageBytes> storages;
     std::vector<NamedTensor> out;

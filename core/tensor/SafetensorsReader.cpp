@@ -260,7 +260,7 @@ Entry parseEntry(const std::string& key, const Json& value, uint64_t dataSize, c
     throw ParseFailure{where() + "data_offsets " + rangeText(*begin, *end) + " end before they begin"};
   if (*end > dataSize)
     throw ParseFailure{where() + "data_offsets " + rangeText(*begin, *end) + " exceed the data section (" +
-                       std::to_string(dataSize) + " bytes)"};
+                       std::to_string(dataSize) + " bytes): the file is truncated"};
 
   const int64_t numel = shapeNumel(shape);
   const std::size_t elementSize = dtypeSize(*dtype);
@@ -339,13 +339,14 @@ Expected<SafetensorsFile> SafetensorsFile::parse(const uint8_t* data, std::size_
   try {
     if (size < 8)
       throw ParseFailure{name + ": file is too short for a safetensors header (" + std::to_string(size) +
-                         " bytes, need at least 8)"};
+                         " bytes, need at least 8): the file is truncated"};
     uint64_t headerLength = 0;
     for (int i = 7; i >= 0; --i)
       headerLength = (headerLength << 8) | data[i];
     if (headerLength > size - 8)
       throw ParseFailure{name + ": header length " + std::to_string(headerLength) +
-                         " exceeds the file size (" + std::to_string(size) + " bytes)"};
+                         " exceeds the file size (" + std::to_string(size) +
+                         " bytes): the file is truncated"};
     const uint8_t* dataSection = data + 8 + headerLength;
     const uint64_t dataSize = size - 8 - headerLength;
 

@@ -27,6 +27,8 @@ void MlirParserImpl::consume() {
 }
 
 void MlirParserImpl::fail(SourceLoc loc, std::string message) const {
+  // What was expected is missing because the text stops: most often a file cut short.
+  if (m_tok.is(TokenKind::Eof) && loc == m_tok.loc) message += " (the file ends here: is it truncated?)";
   throw ParseFailure{loc, std::move(message)};
 }
 

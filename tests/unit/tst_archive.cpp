@@ -135,6 +135,9 @@ private Q_SLOTS:
   void malformed_data();
   void malformed();
   void invalidJson();
+  void jsonLimits_data();
+  void jsonLimits();
+  void reproducerArchives();
   void missingFiles();
   void corruptWeights();
 };
@@ -469,13 +472,55 @@ void TestArchive::invalidJson() {
   auto model = parseArchiveJson("{\"format\": x}", "model.json");
   QVERIFY(!model);
   const std::string& m = model.message();
-  QVERIFY2(m.rfind("model.json: invalid JSON at byte 12: ", 0) == 0, m.c_str());
-  QVERIFY2(m.find("line 1, column 12") != std::string::npos, m.c_str());
+  QVERIFY2(m.rfind("model.json:1:12: invalid JSON: syntax error", 0) == 0, m.c_str());
   QVERIFY(m.find('\n') == std::string::npos);
+
+  // Cut short inside an array, and inside a string: both say the file is truncated.
+  for (const std::string cut : {std::string("{\"format\": [1, 2"), std::string("{\"format\": \"latt")}) {
+    auto truncated = parseArchiveJson(cut, "model.json");
+    QVERIFY(!truncated);
+    QVERIFY2(truncated.message().find("(the file is truncated)") != std::string::npos, truncated.message().c_str());
+  }
+  // A syntax error before the end is not called truncation.
+  QVERIFY(m.find("truncated") == std::string::npos);
 
   auto empty = parseArchiveJson("", "model.json");
   QVERIFY(!empty);
-  QVERIFY2(empty.message().rfind("model.json: invalid JSON at byte ", 0) == 0, empty.message().c_str());
+  QVERIFY2(empty.message().rfind("model.json:1:1: invalid JSON: ", 0) == 0, empty.message().c_str());
+}
+
+// Numbers out of double's range and nesting deeper than 256 levels are refused with the
+// document's line and column (worked out by hand from the texts below).
+void TestArchive::jsonLimits_data() {
+  QTest::addColumn<QString>("json");
+  QTest::addColumn<QString>("expected"); // the message's start, or "" when the JSON is accepted as JSON
+  QTest::newRow("number overflow") << "{\n  \"a\": [1,\n   1e708]}"
+                                   << "model.json:3:4: invalid JSON: number overflow parsing '1e708'";
+  // The same text in a string and as a key first: only the number token is located.
+  QTest::newRow("overflow after the same text in strings") << "{\"1e999\": \"1e999\", \"b\": -1e999}"
+                                                           << "model.json:1:25: invalid JSON: number overflow parsing '-1e999'";
+  QTest::newRow("257 levels") << QString(257, QLatin1Char('['))
+                              << "model.json:1:257: invalid JSON: nesting deeper than 256 levels";
+  // Brackets in strings do not count; 256 levels are allowed (the decoder then refuses the array).
+  QTest::newRow("256 levels") << QString(256, QLatin1Char('[')) + QStringLiteral("\"[[[{{\"") + QString(256, QLatin1Char(']'))
+                              << "model.json: expected a JSON object at the top level, got an array";
+}
+
+void TestArchive::jsonLimits() {
+  QFETCH(QString, json);
+  QFETCH(QString, expected);
+  auto model = parseArchiveJson(json.toStdString(), "model.json");
+  QVERIFY(!model);
+  QVERIFY2(model.message().rfind(expected.toStdString(), 0) == 0, model.message().c_str());
+  QVERIFY(model.message().find('\n') == std::string::npos);
+}
+
+void TestArchive::reproducerArchives() {
+  // tests/data/repro/ltfx_number_overflow.ltfx: "eps": 1e999 on line 221.
+  const std::string dir = LATTICE_TEST_DATA_DIR "/repro/ltfx_number_overflow.ltfx";
+  auto model = readArchive(dir);
+  QVERIFY(!model);
+  QCOMPARE(model.message(), dir + "/model.json:221:12: invalid JSON: number overflow parsing '1e999'");
 }
 
 void TestArchive::missingFiles() {

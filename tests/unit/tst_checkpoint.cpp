@@ -72,6 +72,40 @@ std::string handPickledStateDict(int64_t size) {
   return p;
 }
 
+/// A pickle int of any value: LONG1 with 8 little-endian bytes.
+std::string pickleInt(int64_t v) {
+  std::string p = bytes("\x8a\x08");
+  for (int i = 0; i < 8; ++i) p += char((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+  return p;
+}
+
+std::string pickleInts(const QList<qlonglong>& values) {
+  std::string p = "(";
+  for (qlonglong v : values) p += pickleInt(v);
+  return p + "t";
+}
+
+/// {'w': _rebuild_tensor_v2(FloatStorage '0', offset, size, stride, False, OrderedDict())} as
+/// a plain dict, written by hand (protocol 2) so any offset, size and stride can be claimed.
+std::string pickledTensor(qlonglong offset, const QList<qlonglong>& size, const QList<qlonglong>& stride) {
+  std::string p = bytes("\x80\x02}(X\x01\x00\x00\x00w");
+  p += bytes("ctorch._utils\n_rebuild_tensor_v2\n(");
+  p += bytes("(X\x07\x00\x00\x00storagectorch\nFloatStorage\nX\x01\x00\x00\x00" "0X\x03\x00\x00\x00" "cpuK\x06tQ");
+  p += pickleInt(offset) + pickleInts(size) + pickleInts(stride);
+  p += bytes("\x89") + bytes("ccollections\nOrderedDict\n)Rt") + bytes("Ru.");
+  return p;
+}
+
+/// Six floats 0..5: the storage every hand-written tensor above refers to.
+const float kSixFloats[] = {0.f, 1.f, 2.f, 3.f, 4.f, 5.f};
+
+Expected<std::vector<NamedTensor>> unpickleOverSixFloats(const std::string& pickle) {
+  auto load = [](const std::string&) {
+    return TorchStorageBytes{reinterpret_cast<const uint8_t*>(kSixFloats), sizeof kSixFloats, nullptr};
+  };
+  return unpickleTorchTensors(pickle, load, "hand.pt");
+}
+
 Model importOrFail(const std::string& path) {
   auto model = importTorchScript(path);
   if (!model) qFatal("%s", model.message().c_str());
@@ -273,6 +307,136 @@ private Q_SLOTS:
     QCOMPARE((*tensors)[0].tensor.shape(), std::vector<int64_t>{2});
     QCOMPARE((*tensors)[0].tensor.as<float>()[0], 1.5f);
     QCOMPARE((*tensors)[0].tensor.as<float>()[1], -2.0f);
+  }
+
+  // --- Pickle bounds (untrusted data.pkl, issue 18 item 2); expectations worked out by hand ---
+
+  void pickleTensorBounds_data() {
+    QTest::addColumn<qlonglong>("offset");
+    QTest::addColumn<QList<qlonglong>>("size");
+    QTest::addColumn<QList<qlonglong>>("stride");
+    QTest::addColumn<QList<double>>("values"); // what the tensor reads, when `error` is empty
+    QTest::addColumn<QString>("error");
+    const QString tooSmall = QStringLiteral("hand.pt: 'w': storage '0' (6 elements) is too small");
+    // Legitimate views: a transposed 2x3 (rows 0 1 2 / 3 4 5), an offset slice, a small broadcast.
+    QTest::newRow("transposed") << 0LL << QList<qlonglong>{3, 2} << QList<qlonglong>{1, 3}
+                                << QList<double>{0, 3, 1, 4, 2, 5} << QString();
+    QTest::newRow("offset and step") << 1LL << QList<qlonglong>{2} << QList<qlonglong>{2}
+                                     << QList<double>{1, 3} << QString();
+    QTest::newRow("contiguous at the end") << 4LL << QList<qlonglong>{2} << QList<qlonglong>{1}
+                                           << QList<double>{4, 5} << QString();
+    QTest::newRow("size-1 dimension, huge stride") << 0LL << QList<qlonglong>{1, 3}
+                                                   << QList<qlonglong>{qlonglong(1) << 62, 1}
+                                                   << QList<double>{0, 1, 2} << QString();
+    QTest::newRow("small broadcast (stride 0)") << 2LL << QList<qlonglong>{3} << QList<qlonglong>{0}
+                                                << QList<double>{2, 2, 2} << QString();
+    // (2^62 + 1 - 1) * 4 = 2^64: wraps to 0 in unchecked int64 arithmetic.
+    QTest::newRow("size x stride overflows") << 0LL << QList<qlonglong>{(qlonglong(1) << 62) + 1}
+                                             << QList<qlonglong>{4} << QList<double>{} << tooSmall;
+    // Each extent fits ((2^61 - 1) * 4 = 2^63 - 4 and 1 * 2^62) but their sum passes 2^63 - 1.
+    QTest::newRow("sum of extents overflows") << 0LL << QList<qlonglong>{qlonglong(1) << 61, 2}
+                                              << QList<qlonglong>{4, qlonglong(1) << 62} << QList<double>{} << tooSmall;
+    QTest::newRow("one past the end") << 0LL << QList<qlonglong>{7} << QList<qlonglong>{1} << QList<double>{} << tooSmall;
+    QTest::newRow("strided past the end") << 1LL << QList<qlonglong>{2, 2} << QList<qlonglong>{3, 2}
+                                          << QList<double>{} << tooSmall; // last = 1 + 3 + 2 = 6
+    QTest::newRow("offset past the record") << 7LL << QList<qlonglong>{1} << QList<qlonglong>{1} << QList<double>{}
+                                            << QStringLiteral("storage offset 7 lies outside storage '0' (6 elements)");
+    QTest::newRow("negative offset") << -1LL << QList<qlonglong>{1} << QList<qlonglong>{1} << QList<double>{}
+                                     << QStringLiteral("storage offset -1 lies outside");
+    QTest::newRow("negative stride") << 5LL << QList<qlonglong>{2} << QList<qlonglong>{-1} << QList<double>{}
+                                     << QStringLiteral("negative stride");
+    QTest::newRow("numel overflows") << 0LL << QList<qlonglong>{qlonglong(1) << 32, qlonglong(1) << 32}
+                                     << QList<qlonglong>{0, 0} << QList<double>{} << QStringLiteral("invalid shape");
+    // 1e9 elements of stride 0 over 6: a 4 GB copy of one float, refused before allocating.
+    QTest::newRow("huge broadcast (stride 0)") << 0LL << QList<qlonglong>{1000000000} << QList<qlonglong>{0}
+                                               << QList<double>{}
+                                               << QStringLiteral("a non-contiguous tensor of 1000000000 elements over storage '0' of 6 elements");
+  }
+  void pickleTensorBounds() {
+    QFETCH(qlonglong, offset);
+    QFETCH(QList<qlonglong>, size);
+    QFETCH(QList<qlonglong>, stride);
+    QFETCH(QList<double>, values);
+    QFETCH(QString, error);
+    auto tensors = unpickleOverSixFloats(pickledTensor(offset, size, stride));
+    if (!error.isEmpty()) {
+      QVERIFY(!tensors.ok());
+      QVERIFY2(QString::fromStdString(tensors.message()).contains(error), tensors.message().c_str());
+      QVERIFY(tensors.message().find('\n') == std::string::npos);
+      return;
+    }
+    QVERIFY2(tensors.ok(), tensors ? "" : tensors.message().c_str());
+    QCOMPARE(tensors->size(), std::size_t(1));
+    const TensorData& t = (*tensors)[0].tensor;
+    QCOMPARE(t.shape(), std::vector<int64_t>(size.begin(), size.end()));
+    QCOMPARE(t.numel(), int64_t(values.size()));
+    for (int i = 0; i < values.size(); ++i) QCOMPARE(double(t.as<float>()[i]), values[i]);
+  }
+
+  void pickleSelfReferenceIsBounded() {
+    // {'w': _rebuild_from_type_v2(*L)} where L = [_rebuild_from_type_v2, None, L]: each call
+    // unwraps to the same call again.
+    const std::string pickle = bytes("\x80\x02}(X\x01\x00\x00\x00w") +
+                               bytes("ctorch._tensor\n_rebuild_from_type_v2\nq\x00]q\x01h\x00") + bytes("aNah\x01") + bytes("aRu.");
+    auto tensors = unpickleOverSixFloats(pickle);
+    QVERIFY(!tensors.ok());
+    QVERIFY2(tensors.message().find("nested too deeply") != std::string::npos, tensors.message().c_str());
+
+    // A list that contains itself: nothing to rebuild, nothing leaked (ASan's leak check).
+    auto cycle = unpickleOverSixFloats(bytes("\x80\x02}(X\x01\x00\x00\x00w]q\x00h\x00") + bytes("au."));
+    QVERIFY(!cycle.ok());
+    QVERIFY2(cycle.message() == "hand.pt: 'w' is not a tensor (list)", cycle.message().c_str());
+  }
+
+  void pickleDeepNestingIsFreedWithoutRecursion() {
+    // {'k': [[[...]]]} nested 200000 deep: built with ']' pushes and 'a' appends.
+    constexpr int kDepth = 200000;
+    std::string pickle = bytes("\x80\x02}X\x01\x00\x00\x00k");
+    pickle += std::string(kDepth, ']') + std::string(kDepth - 1, 'a') + "s.";
+    auto tensors = unpickleOverSixFloats(pickle);
+    QVERIFY(!tensors.ok());
+    QCOMPARE(tensors.message(), std::string("hand.pt: 'k' is not a tensor (list)"));
+  }
+
+  void pickleWrappedStateDictOutlivesItsOwner() {
+    // {'state_dict': {'w': tensor}, 'epoch': 1} with no memo entry holding the outer dict: the
+    // reader must not free the outer dict while it walks it to find the inner one.
+    std::string inner = pickledTensor(0, {3}, {1});
+    inner = inner.substr(2, inner.size() - 3); // without PROTO and STOP: "}(X..w ... Ru"
+    const std::string pickle = bytes("\x80\x02}(X\x0a\x00\x00\x00state_dict") + inner +
+                               bytes("X\x05\x00\x00\x00" "epochK\x01u.");
+    auto tensors = unpickleOverSixFloats(pickle);
+    QVERIFY2(tensors.ok(), tensors ? "" : tensors.message().c_str());
+    QCOMPARE(tensors->size(), std::size_t(1));
+    QCOMPARE((*tensors)[0].key, std::string("w"));
+    QCOMPARE((*tensors)[0].tensor.as<float>()[2], 2.0f);
+  }
+
+  void reproducerCheckpointsAreRefused_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("recursive rebuild") << "ckpt_recursive_rebuild.pt" << "nested too deeply";
+    QTest::newRow("size x stride") << "ckpt_size_stride_overflow.pt" << "'w': storage '0' (16 elements) is too small";
+    QTest::newRow("stride 0") << "ckpt_stride0_1e9.pt" << "a non-contiguous tensor of 1000000000 elements";
+    QTest::newRow("bad version") << "ckpt_bad_version_libtorch_leak.pt"
+                                 << "not a torch.save checkpoint: version record 'J????3?' is not a number";
+  }
+  void reproducerCheckpointsAreRefused() {
+    QFETCH(QString, name);
+    QFETCH(QString, error);
+    const std::string path = std::string(LATTICE_TEST_DATA_DIR "/repro/") + name.toStdString();
+    auto tensors = readTorchTensors(path);
+    QVERIFY(!tensors.ok());
+    QVERIFY2(tensors.message().rfind(path + ": ", 0) == 0, tensors.message().c_str());
+    QVERIFY2(QString::fromStdString(tensors.message()).contains(error), tensors.message().c_str());
+  }
+
+  void reproducerStateDictIsRead() {
+    // ckpt_state_dict_uaf.pt: {'state_dict': {'w': 4 floats}, 'epoch': 1}.
+    auto tensors = readTorchTensors(LATTICE_TEST_DATA_DIR "/repro/ckpt_state_dict_uaf.pt");
+    QVERIFY2(tensors.ok(), tensors ? "" : tensors.message().c_str());
+    QCOMPARE(tensors->size(), std::size_t(1));
+    QCOMPARE((*tensors)[0].tensor.shape(), std::vector<int64_t>{4});
   }
 
   // --- PyTorch checkpoints (fixtures) -------------------------------------------------------

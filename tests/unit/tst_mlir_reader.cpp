@@ -394,7 +394,11 @@ private Q_SLOTS:
                                      << "bad.mlir:4:5: error: expected '}' or a block label after 'return'";
     QTest::newRow("missing close")
         << "module attributes {a = 1} {\n  func.func @forward() {\n    return\n  }\n"
-        << "bad.mlir:5:1: error: expected 'func.func' or '}'";
+        << "bad.mlir:5:1: error: expected 'func.func' or '}' (the file ends here: is it truncated?)";
+    QTest::newRow("cut inside an op")
+        << "module {\n  func.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n    %y = "
+           "lattice.softmax %x {axis = "
+        << "bad.mlir:3:37: error: expected attribute value (the file ends here: is it truncated?)";
     QTest::newRow("trailing garbage") << "module {\n}\n}\n"
                                       << "bad.mlir:3:1: error: expected end of file after the module";
     QTest::newRow("unsupported dialect type") << "func.func @f(%x: !foo.bar) {\n return\n}\n"

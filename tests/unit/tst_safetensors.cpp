@@ -248,10 +248,11 @@ void TestSafetensors::malformed_data() {
   QTest::addColumn<QByteArray>("bytes");
   QTest::addColumn<QStringList>("mentions");
 
-  QTest::newRow("empty") << QByteArray() << QStringList{"too short", "0 bytes"};
-  QTest::newRow("seven bytes") << QByteArray(7, '\0') << QStringList{"too short", "7 bytes"};
+  QTest::newRow("empty") << QByteArray() << QStringList{"too short", "0 bytes", "truncated"};
+  QTest::newRow("seven bytes") << QByteArray(7, '\0') << QStringList{"too short", "7 bytes", "truncated"};
   QTest::newRow("header length past end")
-      << fileWith("{}", 0, 1000) << QStringList{"header length 1000", "exceeds the file size (10 bytes)"};
+      << fileWith("{}", 0, 1000)
+      << QStringList{"header length 1000", "exceeds the file size (10 bytes)", "truncated"};
   QTest::newRow("header length 2^64-1")
       << fileWith("{}", 0, ~uint64_t(0)) << QStringList{"header length 18446744073709551615", "exceeds"};
   QTest::newRow("header one past end") << fileWith("{}", 0, 3) << QStringList{"header length 3", "exceeds"};
@@ -315,7 +316,7 @@ void TestSafetensors::malformed_data() {
                                    << QStringList{"tensor 'w'", "[8, 4]", "end before they begin"};
   QTest::newRow("end beyond data")
       << fileWith("{\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 7)
-      << QStringList{"tensor 'w'", "[0, 8]", "exceed the data section (7 bytes)"};
+      << QStringList{"tensor 'w'", "[0, 8]", "exceed the data section (7 bytes)", "truncated"};
   QTest::newRow("end far beyond data") << fileWith("{\"w\":{\"dtype\":\"U8\",\"shape\":[9223372036854775807],"
                                                    "\"data_offsets\":[0,9223372036854775807]}}",
                                                    1)
@@ -369,7 +370,7 @@ void TestSafetensors::exampleMessageIsExact() {
   QVERIFY(!file.ok());
   QCOMPARE(QString::fromStdString(file.message()),
            QStringLiteral("weights.safetensors: tensor 'stem.weight': data_offsets [0, 99] exceed the data "
-                          "section (64 bytes)"));
+                          "section (64 bytes): the file is truncated"));
 }
 
 void TestSafetensors::acceptsAnyValidLayout() {

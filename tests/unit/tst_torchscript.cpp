@@ -359,7 +359,7 @@ private Q_SLOTS:
   void badFilesGiveOneLineErrorsNamingTheFile_data() {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("truncated zip") << "truncated" << "";
+    QTest::newRow("truncated zip") << "truncated" << "not a TorchScript archive: zip end of central directory not found";
     QTest::newRow("state_dict, not TorchScript") << "state_dict" << "not a TorchScript module";
     QTest::newRow("text file") << "text" << "not a PyTorch archive (not a zip file)";
     QTest::newRow("legacy pickle") << "legacy" << "legacy torch.save format";
@@ -388,6 +388,30 @@ private Q_SLOTS:
     QVERIFY2(message.size() > path.size() + 10, message.c_str());
     QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
     QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
+  }
+
+  // Crafted archives (tests/data/repro, issue 18 item 2). The version record is checked before
+  // LibTorch opens the zip (its reader leaks when its constructor throws), and a tensor's
+  // size and stride are checked against its storage before contiguous() reads it.
+  void reproducerArchivesAreRefused_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("bad version record") << "ckpt_bad_version_libtorch_leak.pt"
+                                        << "not a TorchScript archive: version record 'J????3?' is not a number";
+    QTest::newRow("tensor larger than its storage") << "pt_datapkl_bad_size.pt"
+                                                    << "tensor 'a.weight': storage (36 bytes) is too small";
+    // LibTorch's own message, after ours: TorchScript's parser rejects the truncated code.
+    QTest::newRow("truncated code") << "pt_code_truncated.pt" << "not a TorchScript archive: ";
+  }
+  void reproducerArchivesAreRefused() {
+    QFETCH(QString, name);
+    QFETCH(QString, expected);
+    const std::string path = std::string(LATTICE_TEST_DATA_DIR "/repro/") + name.toStdString();
+    auto model = importTorchScript(path);
+    QVERIFY(!model.ok());
+    const std::string& message = model.message();
+    QVERIFY2(message.rfind(path + ": " + expected.toStdString(), 0) == 0, message.c_str());
+    QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
   }
 };
 

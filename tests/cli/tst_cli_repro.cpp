@@ -1,0 +1,122 @@
+// The crafted reproducers of issue 18 item 2 (tests/data/repro, from ../shared/repro) through
+// lattice-cli: each untrusted checkpoint, TorchScript file and .ltfx archive must end in exit
+// code 1 with exactly one line on stderr that names the file, never a crash or an abort.
+// `checkpoints` runs `info example:sparse_resnet21d --weights FILE`, `models` runs `info FILE`,
+// `archives` runs info, trace and lower on archives made from crafted model.json files.
+
+#include "CliRunner.h"
+
+#include <QtTest/QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+using lattice::testing::CliRun;
+using lattice::testing::runCli;
+
+namespace {
+
+const QString kRepro = QStringLiteral(LATTICE_TEST_DATA_DIR "/repro");
+
+QString repro(const QString& name) { return kRepro + QLatin1Char('/') + name; }
+
+/// Exit 1, one stderr line naming `file`, nothing that looks like a crash or sanitizer report.
+void checkRefused(const CliRun& r, const QString& file) {
+  QVERIFY2(r.code == 1, qPrintable(QStringLiteral("exit %1, stderr: %2").arg(r.code).arg(r.err)));
+  const QString err = r.err.trimmed();
+  QVERIFY2(!err.isEmpty(), "no error line");
+  QVERIFY2(err.count(QLatin1Char('\n')) == 0, qPrintable(QStringLiteral("more than one line:\n") + r.err));
+  QVERIFY2(err.contains(file), qPrintable(err + QStringLiteral(" does not name ") + file));
+  QVERIFY2(!err.contains(QStringLiteral("Sanitizer")) && !err.contains(QStringLiteral("terminate called")),
+           qPrintable(err));
+}
+
+void writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  QCOMPARE(f.write(bytes), qint64(bytes.size()));
+}
+
+} // namespace
+
+class TestCliRepro : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void checkpoints_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("recursive rebuild") << "ckpt_recursive_rebuild.pt" << "nested too deeply";
+    QTest::newRow("size x stride overflow") << "ckpt_size_stride_overflow.pt" << "is too small";
+    QTest::newRow("state_dict use after free") << "ckpt_state_dict_uaf.pt" << "no tensor of the checkpoint matches the model";
+    QTest::newRow("stride 0, size 1e9") << "ckpt_stride0_1e9.pt" << "non-contiguous tensor";
+    QTest::newRow("bad version record") << "ckpt_bad_version_libtorch_leak.pt" << "not a torch.save checkpoint";
+  }
+  void checkpoints() {
+    QFETCH(QString, name);
+    QFETCH(QString, mentions);
+    const QString file = repro(name);
+    const CliRun r = runCli({QStringLiteral("info"), QStringLiteral("example:sparse_resnet21d"),
+                             QStringLiteral("--weights"), file});
+    checkRefused(r, file);
+    QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+  }
+
+  void models_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("data.pkl tensor larger than its storage") << "pt_datapkl_bad_size.pt" << "is too small";
+    QTest::newRow("number overflow in an archive") << "ltfx_number_overflow.ltfx" << "number overflow";
+    QTest::newRow("truncated TorchScript code") << "pt_code_truncated.pt" << "not a TorchScript archive: ";
+    QTest::newRow("bad version record as a model") << "ckpt_bad_version_libtorch_leak.pt" << "not a TorchScript archive";
+  }
+  void models() {
+    QFETCH(QString, name);
+    QFETCH(QString, mentions);
+    const QString file = repro(name);
+    const CliRun r = runCli({QStringLiteral("info"), file});
+    checkRefused(r, file);
+    QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+  }
+
+  void archives_data() {
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("kind");
+    for (const char* command : {"info", "trace", "lower"})
+      for (const char* kind : {"fuzz_crash", "deep_nesting"})
+        QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(command), QLatin1String(kind))))
+            << QString::fromLatin1(command) << QString::fromLatin1(kind);
+  }
+  void archives() {
+    QFETCH(QString, command);
+    QFETCH(QString, kind);
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString dir = tmp.filePath(QStringLiteral("crafted.ltfx"));
+    QVERIFY(QDir().mkpath(dir));
+    QByteArray json;
+    QString mentions;
+    if (kind == QLatin1String("fuzz_crash")) {
+      QFile f(repro(QStringLiteral("archive_fuzz_crash.json")));
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      json = f.readAll();
+      mentions = QStringLiteral("number overflow parsing '1e708'");
+    } else {
+      // A value nested 2000 deep. The top-level object is level 1, so the 256th '[' opens level
+      // 257: it is at byte prefix.size() + 255, column prefix.size() + 256.
+      const QByteArray prefix = "{\"format\": \"lattice-fx-archive\", \"attrs\": ";
+      json = prefix + QByteArray(2000, '[') + QByteArray(2000, ']') + "}";
+      mentions = QStringLiteral("model.json:1:%1: invalid JSON: nesting deeper than 256 levels").arg(prefix.size() + 256);
+    }
+    writeFile(dir + QStringLiteral("/model.json"), json);
+    QStringList args{command, dir};
+    if (command == QLatin1String("lower")) args << QStringLiteral("-o") << tmp.filePath(QStringLiteral("out"));
+    const CliRun r = runCli(args);
+    checkRefused(r, dir);
+    QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliRepro)
+#include "tst_cli_repro.moc"
