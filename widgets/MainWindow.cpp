@@ -7,6 +7,7 @@
 
 #include "MainWindow.h"
 
+#include "LeafEdits.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "artifact/ArtifactGraphView.h"
@@ -14,11 +15,16 @@
 #include "artifact/CompareView.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
+#include "help/HelpDialogs.h"
 #include "model/Examples.h"
+#include "panels/InputSpecEditor.h"
 
 #include <QAction>
 #include <QActionGroup>
+#include <QChildEvent>
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -34,6 +40,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QUrl>
 
 namespace lattice::studio {
 
@@ -45,6 +52,15 @@ constexpr int kMaxRecent = 10;
 QSettings settings() {
   return QSettings();
 }
+
+/// Settings are written when they change, not only on a clean quit (a crash keeps them).
+void saveSetting(const QString& key, const QVariant& value) {
+  QSettings s = settings();
+  s.setValue(key, value);
+}
+
+/// How long the window's geometry and dock layout settle before they are saved.
+constexpr int kLayoutSaveDelayMs = 300;
 
 /// An artifact directory (with graph.mlir) or a lone .mlir file.
 bool isArtifactDirectory(const QString& path) {
@@ -77,6 +93,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
   setCentralWidget(m_tabs);
+  m_layoutSave = new QTimer(this);
+  m_layoutSave->setSingleShot(true);
+  m_layoutSave->setInterval(kLayoutSaveDelayMs);
+  connect(m_layoutSave, &QTimer::timeout, this, &MainWindow::writeLayoutSettings);
   createActions();
   createMenus();
   createToolBar();
@@ -87,7 +107,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // The docks outlive this part of the window while it is destroyed: they report no more.
+  m_layoutSave->stop();
+  for (QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) {
+    dock->removeEventFilter(this);
+    disconnect(dock, nullptr, this, nullptr);
+  }
+}
 
 QAction* MainWindow::makeAction(const QString& id, const QString& text, const QKeySequence& shortcut) {
   auto* a = new QAction(text, this);
@@ -121,6 +148,21 @@ void MainWindow::createActions() {
   quit->setMenuRole(QAction::QuitRole);
   connect(quit, &QAction::triggered, this, &QWidget::close);
 
+  // Edit: the module tree's leaf decisions can be undone and redone.
+  LeafEdits* edits = LeafEdits::of(m_session);
+  QAction* undo = edits->createUndoAction(this, tr("&Undo"));
+  undo->setObjectName(QStringLiteral("edit.undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  m_actions.insert(undo->objectName(), undo);
+  QAction* redo = edits->createRedoAction(this, tr("&Redo"));
+  redo->setObjectName(QStringLiteral("edit.redo"));
+  redo->setShortcut(QKeySequence(tr("Ctrl+Shift+Z")));
+  m_actions.insert(redo->objectName(), redo);
+  // An undo from an artifact tab changes the model's graph: show it.
+  connect(edits, &QUndoStack::indexChanged, this, [this] {
+    if (!m_modelTabActive && m_tabs->isTabVisible(0)) m_tabs->setCurrentWidget(m_graph);
+  });
+
   // View: zoom and fit act on the current tab's graph.
   GraphView* view = m_graph->view();
   connect(makeAction(QStringLiteral("view.zoomIn"), tr("Zoom &In"), QKeySequence::ZoomIn),
@@ -129,16 +171,26 @@ void MainWindow::createActions() {
           &QAction::triggered, this, [this] { currentGraphView()->zoomOut(); });
   connect(makeAction(QStringLiteral("view.fit"), tr("&Fit to Window"), QKeySequence(tr("Ctrl+0"))),
           &QAction::triggered, this, [this] { currentGraphView()->fitToView(); });
-  connect(makeAction(QStringLiteral("view.find"), tr("&Find Node…"), QKeySequence::Find), &QAction::triggered,
-          m_graph, &GraphWidget::showSearch);
+  // Find: the model graph's nodes, or an artifact tab's ops.
+  connect(makeAction(QStringLiteral("view.find"), tr("&Find…"), QKeySequence::Find), &QAction::triggered,
+          this, [this] {
+            if (auto* artifact = qobject_cast<ArtifactView*>(m_tabs->currentWidget()))
+              artifact->showSearch();
+            else if (m_modelTabActive)
+              m_graph->showSearch();
+          });
   QAction* minimap = makeAction(QStringLiteral("view.minimap"), tr("&Minimap"));
   minimap->setCheckable(true);
   minimap->setChecked(true);
   connect(minimap, &QAction::toggled, view, &GraphView::setMinimapVisible);
+  connect(minimap, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/minimap"), on); });
   QAction* legend = makeAction(QStringLiteral("view.legend"), tr("&Legend"));
   legend->setCheckable(true);
   legend->setChecked(true);
   connect(legend, &QAction::toggled, view, &GraphView::setLegendVisible);
+  connect(legend, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/legend"), on); });
   m_layoutModeGroup = new QActionGroup(this);
   QAction* hierarchical =
       makeAction(QStringLiteral("view.hierarchical"), tr("&Hierarchical (module groups)"));
@@ -149,6 +201,15 @@ void MainWindow::createActions() {
   }
   hierarchical->setChecked(true);
   connect(hierarchical, &QAction::toggled, m_graph, &GraphWidget::setHierarchical);
+  connect(hierarchical, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/hierarchical"), on); });
+  // A refused flat view (too many nodes) goes back to module groups: so does the menu.
+  connect(m_graph, &GraphWidget::hierarchicalChanged, this, [this](bool on) {
+    action(on ? QStringLiteral("view.hierarchical") : QStringLiteral("view.flat"))->setChecked(true);
+  });
+  connect(m_graph, &GraphWidget::flatViewRefused, this, [this](const QString& message) {
+    statusBar()->showMessage(tr("Flat view refused: %1. Showing module groups.").arg(message), 10000);
+  });
 
   // Tools (issue #5)
   connect(makeAction(QStringLiteral("tools.compare"), tr("&Compare Artifacts…"),
@@ -157,6 +218,14 @@ void MainWindow::createActions() {
   connect(makeAction(QStringLiteral("tools.compareLast"), tr("Compare with &Last Export"),
                      QKeySequence(tr("Ctrl+Alt+D"))),
           &QAction::triggered, this, [this] { compareWithLastExport(); });
+
+  // Help
+  connect(makeAction(QStringLiteral("help.shortcuts"), tr("&Keyboard Shortcuts"), QKeySequence(tr("Ctrl+/"))),
+          &QAction::triggered, this, &MainWindow::showShortcuts);
+  connect(makeAction(QStringLiteral("help.documentation"), tr("&Documentation"), QKeySequence(Qt::Key_F1)),
+          &QAction::triggered, this, &MainWindow::openDocumentation);
+  connect(makeAction(QStringLiteral("help.about"), tr("&About Lattice Studio")), &QAction::triggered, this,
+          [this] { showAboutDialog(this); });
 
   // Debug
   // F5 as in every debugger: start when idle or done, continue when paused.
@@ -181,6 +250,9 @@ void MainWindow::createActions() {
           &QAction::triggered, this, [this] { m_session->toggleBreakpoint(m_session->selectedNode()); });
   connect(makeAction(QStringLiteral("debug.stop"), tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
           &QAction::triggered, m_session, &StudioSession::stopInterpreter);
+  // The Inputs table the interpreter and File ▸ Export share (issue 18 item 5).
+  connect(makeAction(QStringLiteral("debug.inputs"), tr("Edit &Inputs…"), QKeySequence(tr("Ctrl+I"))),
+          &QAction::triggered, this, [this] { showInputSpecDialog(m_session, this); });
   // Esc interrupts a run; enabled only while one goes on, so Esc keeps its other uses.
   QAction* interrupt =
       makeAction(QStringLiteral("debug.interrupt"), tr("&Interrupt Run"), QKeySequence(Qt::Key_Escape));
@@ -213,6 +285,10 @@ void MainWindow::createMenus() {
   file->addAction(action(QStringLiteral("file.closeTab")));
   file->addAction(action(QStringLiteral("file.quit")));
 
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(action(QStringLiteral("edit.undo")));
+  edit->addAction(action(QStringLiteral("edit.redo")));
+
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(action(QStringLiteral("view.zoomIn")));
   view->addAction(action(QStringLiteral("view.zoomOut")));
@@ -240,6 +316,45 @@ void MainWindow::createMenus() {
   debug->addSeparator();
   debug->addAction(action(QStringLiteral("debug.breakpoint")));
   debug->addAction(action(QStringLiteral("debug.stop")));
+  debug->addSeparator();
+  debug->addAction(action(QStringLiteral("debug.inputs")));
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(action(QStringLiteral("help.shortcuts")));
+  help->addAction(action(QStringLiteral("help.documentation")));
+  help->addSeparator();
+  help->addAction(action(QStringLiteral("help.about")));
+}
+
+QList<QAction*> MainWindow::shortcutActions() const {
+  QList<QAction*> all = m_actions.values();
+  for (QAction* a : actions()) // the window's own, such as the panels' toggles
+    if (!all.contains(a)) all << a;
+  if (m_panelsMenu)
+    for (QAction* a : m_panelsMenu->actions())
+      if (!all.contains(a) && !a->isSeparator()) all << a;
+  return all;
+}
+
+void MainWindow::showShortcuts() {
+  if (!m_shortcuts) m_shortcuts = new ShortcutsDialog(shortcutActions(), this);
+  m_shortcuts->show();
+  m_shortcuts->raise();
+  m_shortcuts->activateWindow();
+}
+
+void MainWindow::openDocumentation() {
+  // The installed copy first, then the source tree's (a build run from its tree).
+  const QString appDir = QCoreApplication::applicationDirPath();
+  const QStringList candidates = {appDir + QStringLiteral("/../share/doc/lattice-studio/README.md"),
+                                  QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
+  for (const QString& path : candidates) {
+    if (QFileInfo::exists(path)) {
+      QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()));
+      return;
+    }
+  }
+  statusBar()->showMessage(tr("The documentation is not installed (README.md not found)"), 5000);
 }
 
 void MainWindow::createToolBar() {
@@ -326,8 +441,8 @@ void MainWindow::connectSession() {
   });
   connect(s, &StudioSession::artifactExported, this, [this](const QString& directory) {
     m_rememberedExport = directory;
-    QSettings st = settings();
-    st.setValue(QStringLiteral("paths/lastExport"), directory);
+    saveSetting(QStringLiteral("paths/lastExport"), directory);
+    setLastArtifact(directory);
     updateActions();
   });
   connect(s, &StudioSession::modelLoadFailed, this, [this](const QString& message) {
@@ -374,11 +489,13 @@ void MainWindow::updateActions() {
   action(QStringLiteral("file.loadWeights"))->setEnabled(hasModel);
   action(QStringLiteral("tools.compareLast"))->setEnabled(!lastExportComparison().second.isEmpty());
   action(QStringLiteral("file.exportImage"))->setEnabled(modelTab && hasGraph);
-  action(QStringLiteral("view.find"))->setEnabled(modelTab);
+  action(QStringLiteral("view.find"))
+      ->setEnabled(modelTab || qobject_cast<ArtifactView*>(m_tabs->currentWidget()) != nullptr);
   action(QStringLiteral("view.hierarchical"))->setEnabled(modelTab);
   action(QStringLiteral("view.flat"))->setEnabled(modelTab);
   action(QStringLiteral("debug.start"))->setEnabled(modelTab && hasModel && !running);
   action(QStringLiteral("debug.restart"))->setEnabled(modelTab && hasModel && !running);
+  action(QStringLiteral("debug.inputs"))->setEnabled(modelTab && hasModel);
   action(QStringLiteral("debug.step"))->setEnabled(canRun);
   action(QStringLiteral("debug.continue"))->setEnabled(canRun);
   action(QStringLiteral("debug.runToSelected"))->setEnabled(canRun && !m_session->selectedNode().isEmpty());
@@ -442,6 +559,7 @@ void MainWindow::readSettings() {
   m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
   m_weightsDirectory = s.value(QStringLiteral("paths/weightsDirectory"), m_lastDirectory).toString();
   m_rememberedExport = s.value(QStringLiteral("paths/lastExport")).toString();
+  m_lastArtifact = s.value(QStringLiteral("paths/lastArtifact"), m_rememberedExport).toString();
   m_compareA = s.value(QStringLiteral("paths/compareA")).toString();
   m_compareB = s.value(QStringLiteral("paths/compareB")).toString();
   action(QStringLiteral("view.minimap"))
@@ -453,16 +571,73 @@ void MainWindow::readSettings() {
   rebuildRecentMenu();
 }
 
-void MainWindow::writeSettings() const {
+void MainWindow::writeLayoutSettings() const {
   QSettings s = settings();
   s.setValue(QStringLiteral("window/geometry"), saveGeometry());
   // Panels hidden for an artifact tab are the model tab's layout, not the user's choice.
   s.setValue(QStringLiteral("window/state"), m_modelTabActive ? saveState() : m_modelDockLayout);
+}
+
+void MainWindow::scheduleLayoutSave() {
+  // Only a window on screen has a layout of the user's (not one being built or torn down).
+  if (isVisible()) m_layoutSave->start();
+}
+
+void MainWindow::setLastDirectory(const QString& directory) {
+  m_lastDirectory = directory;
+  saveSetting(QStringLiteral("paths/lastDirectory"), directory);
+}
+
+void MainWindow::setLastArtifact(const QString& path) {
+  m_lastArtifact = path;
+  saveSetting(QStringLiteral("paths/lastArtifact"), path);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  scheduleLayoutSave();
+}
+
+void MainWindow::moveEvent(QMoveEvent* event) {
+  QMainWindow::moveEvent(event);
+  scheduleLayoutSave();
+}
+
+void MainWindow::childEvent(QChildEvent* event) {
+  QMainWindow::childEvent(event);
+  // Panels save the layout when they are docked elsewhere, floated, resized, shown or hidden.
+  if (event->type() != QEvent::ChildAdded && event->type() != QEvent::ChildPolished) return;
+  auto* dock = qobject_cast<QDockWidget*>(event->child());
+  if (!dock || dock->property("latticeLayoutWatched").toBool()) return;
+  dock->setProperty("latticeLayoutWatched", true);
+  dock->installEventFilter(this);
+  connect(dock, &QDockWidget::dockLocationChanged, this, &MainWindow::scheduleLayoutSave);
+  connect(dock, &QDockWidget::topLevelChanged, this, &MainWindow::scheduleLayoutSave);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  switch (event->type()) {
+  case QEvent::Resize:
+  case QEvent::Move:
+  case QEvent::Show:
+  case QEvent::Hide:
+    if (qobject_cast<QDockWidget*>(watched)) scheduleLayoutSave();
+    break;
+  default:
+    break;
+  }
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::writeSettings() const {
+  writeLayoutSettings();
+  QSettings s = settings();
   s.setValue(QStringLiteral("recentFiles"), m_recent);
   s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
   s.setValue(QStringLiteral("paths/weightsDirectory"), m_weightsDirectory);
   s.setValue(QStringLiteral("paths/compareA"), m_compareA);
   s.setValue(QStringLiteral("paths/compareB"), m_compareB);
+  s.setValue(QStringLiteral("paths/lastArtifact"), m_lastArtifact);
   s.setValue(QStringLiteral("options/minimap"), action(QStringLiteral("view.minimap"))->isChecked());
   s.setValue(QStringLiteral("options/legend"), action(QStringLiteral("view.legend"))->isChecked());
   s.setValue(QStringLiteral("options/hierarchical"),
@@ -470,6 +645,7 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  m_layoutSave->stop();
   writeSettings();
   m_session->cancelLoad();
   event->accept();
@@ -482,8 +658,7 @@ void MainWindow::addRecent(const QString& reference) {
   while (m_recent.size() > kMaxRecent)
     m_recent.removeLast();
   rebuildRecentMenu();
-  QSettings s = settings();
-  s.setValue(QStringLiteral("recentFiles"), m_recent);
+  saveSetting(QStringLiteral("recentFiles"), m_recent);
 }
 
 void MainWindow::rebuildRecentMenu() {
@@ -503,6 +678,7 @@ void MainWindow::rebuildRecentMenu() {
     connect(m_recentMenu->addAction(tr("Clear Recent Files")), &QAction::triggered, this, [this] {
       m_recent.clear();
       rebuildRecentMenu();
+      saveSetting(QStringLiteral("recentFiles"), m_recent);
     });
   }
 }

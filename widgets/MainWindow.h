@@ -20,6 +20,7 @@ class QActionGroup;
 class QLabel;
 class QMenu;
 class QTabWidget;
+class QTimer;
 class QToolBar;
 
 namespace lattice {
@@ -32,6 +33,7 @@ class ArtifactView;
 class CompareView;
 class GraphView;
 class GraphWidget;
+class ShortcutsDialog;
 class StudioSession;
 
 class MainWindow : public QMainWindow {
@@ -53,6 +55,14 @@ public:
   void addPanel(QDockWidget* dock, Qt::DockWidgetArea area);
   /// The View ▸ Panels menu (panels add their toggles through addPanel).
   QMenu* panelsMenu() const { return m_panelsMenu; }
+  /// Every action Help ▸ Keyboard Shortcuts lists: the window's own, the panels' toggles.
+  QList<QAction*> shortcutActions() const;
+  /// Help ▸ Keyboard Shortcuts (one window, shown again on the next call).
+  void showShortcuts();
+  /// The Help ▸ Keyboard Shortcuts window once shown, else null.
+  ShortcutsDialog* shortcutsDialog() const { return m_shortcuts; }
+  /// Help ▸ Documentation: opens the README (installed copy, else the source tree's).
+  void openDocumentation();
   /// Replaces the built-in File ▸ Export Artifact… (a directory chooser and a plain export) by
   /// the export dialog's handler.
   void setExportHandler(std::function<void()> handler) { m_exportHandler = std::move(handler); }
@@ -63,8 +73,10 @@ public:
 
   /// Named actions for panels and tests: "file.open", "file.export", "view.fit", "debug.step", ...
   QAction* action(const QString& id) const;
-  /// Recently opened references, newest first.
+  /// Recently opened references (models that loaded, artifacts that validated), newest first.
   QStringList recentFiles() const { return m_recent; }
+  /// The last artifact exported or opened (persisted): where File ▸ Open Artifact… starts.
+  QString lastArtifact() const { return m_lastArtifact; }
 
   /// The central tabs: the model graph (index 0, never closed), then artifact and compare views.
   QTabWidget* tabs() const { return m_tabs; }
@@ -104,6 +116,10 @@ public Q_SLOTS:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void moveEvent(QMoveEvent* event) override;
+  void childEvent(QChildEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -116,6 +132,12 @@ private:
   void connectSession();
   void readSettings();
   void writeSettings() const;
+  /// The window geometry and dock layout (saved a moment after they change, and on quit).
+  void writeLayoutSettings() const;
+  void scheduleLayoutSave();
+  /// Where the next file dialog starts; saved at once.
+  void setLastDirectory(const QString& directory);
+  void setLastArtifact(const QString& path);
   void addRecent(const QString& reference);
   void rebuildRecentMenu();
   void updateActions();
@@ -147,6 +169,7 @@ private:
   QTabWidget* m_tabs = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_panelsMenu = nullptr;
+  ShortcutsDialog* m_shortcuts = nullptr;
   QToolBar* m_debugBar = nullptr; ///< the Debug buttons (hidden off the model tab)
   QActionGroup* m_layoutModeGroup = nullptr;
   QLabel* m_modelLabel = nullptr;
@@ -161,9 +184,11 @@ private:
   /// Panels added without a saved place: sized for their area once the window is shown.
   QList<std::pair<QPointer<QDockWidget>, Qt::DockWidgetArea>> m_defaultDockAreas;
   QString m_lastDirectory;
-  QString m_weightsDirectory; ///< where Load Weights… last looked
-  QString m_rememberedExport; ///< last export of a previous run (settings)
-  QString m_compareA;         ///< Compare Artifacts… fields, persisted
+  QString m_lastArtifact;         ///< the last artifact exported or opened (Open Artifact… starts there)
+  QTimer* m_layoutSave = nullptr; ///< debounces writeLayoutSettings
+  QString m_weightsDirectory;     ///< where Load Weights… last looked
+  QString m_rememberedExport;     ///< last export of a previous run (settings)
+  QString m_compareA;             ///< Compare Artifacts… fields, persisted
   QString m_compareB;
   QHash<QString, QAction*> m_actions;
   std::function<void()> m_exportHandler;

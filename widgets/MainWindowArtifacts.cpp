@@ -80,10 +80,10 @@ void MainWindow::closeTab(int index) {
 
 void MainWindow::openArtifact(const QString& directory) {
   if (directory.isEmpty()) return;
-  m_lastDirectory = QFileInfo(directory).absolutePath();
-  addRecent(directory);
+  setLastDirectory(QFileInfo(directory).absolutePath());
   if (m_artifactOpener) {
     m_artifactOpener(directory);
+    addRecent(directory);
     return;
   }
   ArtifactView* view = artifactView(directory);
@@ -97,6 +97,11 @@ void MainWindow::openArtifact(const QString& directory) {
       const auto doc = view->document();
       if (doc && !doc->loadError.isEmpty())
         statusBar()->showMessage(tr("Artifact: %1").arg(doc->loadError), 8000);
+      // Recent Files and Open Artifact… remember an artifact that validated, not a mistake.
+      if (doc && doc->valid()) {
+        addRecent(view->path());
+        setLastArtifact(view->path());
+      }
       updateActions();
     });
     view->open(directory);
@@ -190,6 +195,7 @@ void MainWindow::loadWeights(const QString& path) {
     return;
   }
   m_weightsDirectory = QFileInfo(path).absolutePath();
+  QSettings().setValue(QStringLiteral("paths/weightsDirectory"), m_weightsDirectory);
   struct Read {
     std::shared_ptr<Checkpoint> checkpoint;
     QString error;

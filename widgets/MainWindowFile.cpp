@@ -29,7 +29,7 @@ namespace lattice::studio {
 void MainWindow::openModel(const QString& reference) {
   if (reference.isEmpty()) return;
   if (!reference.startsWith(QStringLiteral("example:")))
-    m_lastDirectory = QFileInfo(reference).absolutePath();
+    setLastDirectory(QFileInfo(reference).absolutePath());
   m_session->openModel(reference);
 }
 
@@ -50,9 +50,20 @@ void MainWindow::onOpenChain() {
 }
 
 void MainWindow::onOpenArtifact() {
-  const QString dir =
-      QFileDialog::getExistingDirectory(this, tr("Open Artifact (.lattice directory)"), m_lastDirectory);
-  if (!dir.isEmpty()) openArtifact(dir);
+  // Starts beside the last export (or the last artifact opened), with it selected: Open takes
+  // it again, a sibling is one click away.
+  QFileDialog dialog(this, tr("Open Artifact (.lattice directory)"));
+  dialog.setFileMode(QFileDialog::Directory);
+  dialog.setOption(QFileDialog::ShowDirsOnly);
+  const QFileInfo last(m_lastArtifact);
+  if (!m_lastArtifact.isEmpty() && last.exists()) {
+    dialog.setDirectory(last.absolutePath());
+    dialog.selectFile(last.fileName());
+  } else {
+    dialog.setDirectory(m_lastDirectory);
+  }
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return;
+  openArtifact(dialog.selectedFiles().front());
 }
 
 void MainWindow::onExportArtifact() {
@@ -102,7 +113,7 @@ void MainWindow::onExportArtifact() {
       QMessageBox::critical(this, tr("Export Artifact"), error);
       return;
     }
-    m_lastDirectory = QFileInfo(target).absolutePath();
+    setLastDirectory(QFileInfo(target).absolutePath());
     m_session->recordExport(target);
     QMessageBox box(QMessageBox::Information, tr("Export Artifact"), tr("Artifact written to %1").arg(target),
                     QMessageBox::Close, this);

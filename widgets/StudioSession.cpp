@@ -9,8 +9,13 @@
 
 #include "model/Examples.h"
 
+#include <QCryptographicHash>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QFutureWatcher>
+#include <QSettings>
+#include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace lattice::studio {
@@ -30,9 +35,95 @@ QString toQString(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+bool sameSpec(const InputSpec& a, const InputSpec& b) {
+  return a.name == b.name && a.kind == b.kind && a.dtype == b.dtype && a.channels == b.channels &&
+         a.stride == b.stride && a.type == b.type;
+}
+
+bool sameSpecs(const std::vector<InputSpec>& a, const std::vector<InputSpec>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!sameSpec(a[i], b[i])) return false;
+  return true;
+}
+
+/// "example:chain:3" as it is; a path made absolute and canonical (symlinks resolved when it
+/// exists), so `model.pt` and `./dir/../model.pt` are one model.
+QString canonicalReference(const QString& reference) {
+  if (reference.startsWith(QStringLiteral("example:"))) return reference;
+  const QFileInfo info(reference);
+  const QString canonical = info.canonicalFilePath();
+  return canonical.isEmpty() ? QDir::cleanPath(info.absoluteFilePath()) : canonical;
+}
+
+/// InputSpec ↔ QVariantMap, for QSettings (the form ExportDialog kept them in before).
+QVariantMap specToMap(const InputSpec& spec) {
+  QVariantMap m;
+  m[QStringLiteral("name")] = toQString(spec.name);
+  m[QStringLiteral("kind")] =
+      spec.kind == InputSpec::Kind::Sparse ? QStringLiteral("sparse") : QStringLiteral("dense");
+  m[QStringLiteral("dtype")] = toQString(spec.dtype);
+  m[QStringLiteral("channels")] = spec.channels ? QVariant(qlonglong(*spec.channels)) : QVariant();
+  m[QStringLiteral("stride")] =
+      QStringLiteral("%1,%2,%3").arg(spec.stride[0]).arg(spec.stride[1]).arg(spec.stride[2]);
+  m[QStringLiteral("type")] = toQString(spec.type);
+  return m;
+}
+
+/// nullopt when the entry is not a usable spec (edited by hand, or from another version).
+std::optional<InputSpec> specFromMap(const QVariantMap& m) {
+  InputSpec spec;
+  spec.name = m.value(QStringLiteral("name")).toString().toStdString();
+  if (spec.name.empty()) return std::nullopt;
+  const QString kind = m.value(QStringLiteral("kind")).toString();
+  if (kind != QStringLiteral("sparse") && kind != QStringLiteral("dense")) return std::nullopt;
+  spec.kind = kind == QStringLiteral("dense") ? InputSpec::Kind::Dense : InputSpec::Kind::Sparse;
+  spec.dtype = m.value(QStringLiteral("dtype")).toString().toStdString();
+  const QVariant channels = m.value(QStringLiteral("channels"));
+  if (channels.isValid() && !channels.isNull() && !channels.toString().isEmpty()) {
+    bool ok = false;
+    const qlonglong value = channels.toLongLong(&ok);
+    if (!ok || value < 0) return std::nullopt;
+    spec.channels = value;
+  }
+  const QStringList stride =
+      m.value(QStringLiteral("stride")).toString().split(QLatin1Char(','), Qt::SkipEmptyParts);
+  if (stride.size() == 3) {
+    for (int i = 0; i < 3; ++i) {
+      bool ok = false;
+      const qlonglong v = stride[i].trimmed().toLongLong(&ok);
+      if (!ok || v <= 0) return std::nullopt;
+      spec.stride[static_cast<std::size_t>(i)] = v;
+    }
+  }
+  spec.type = m.value(QStringLiteral("type")).toString().toStdString();
+  if (spec.kind == InputSpec::Kind::Sparse && spec.dtype != "f32" && spec.dtype != "f16") return std::nullopt;
+  if (spec.kind == InputSpec::Kind::Dense && spec.type.rfind("tensor<", 0) != 0) return std::nullopt;
+  return spec;
+}
+
+const std::vector<InputSpec> kNoInputs;
+
 } // namespace
 
-StudioSession::StudioSession(QObject* parent) : QObject(parent) {}
+/// One edit of the input list: the lists before and after (a few specs; cheap to keep whole).
+class InputSpecsCommand : public QUndoCommand {
+public:
+  InputSpecsCommand(StudioSession* session, std::vector<InputSpec> before, std::vector<InputSpec> after,
+                    const QString& text)
+      : QUndoCommand(text), m_session(session), m_before(std::move(before)), m_after(std::move(after)) {}
+  void undo() override { m_session->applyInputSpecs(m_before); }
+  void redo() override { m_session->applyInputSpecs(m_after); }
+
+private:
+  StudioSession* m_session;
+  std::vector<InputSpec> m_before;
+  std::vector<InputSpec> m_after;
+};
+
+StudioSession::StudioSession(QObject* parent) : QObject(parent), m_inputUndo(new QUndoStack(this)) {
+  m_exportOptions.inputs = m_inputs;
+}
 
 StudioSession::~StudioSession() = default;
 
@@ -53,9 +144,117 @@ void StudioSession::setLeafOverride(const QString& modulePath, std::optional<boo
 }
 
 void StudioSession::setExportOptions(const ExportOptions& options) {
+  if (options.inputs) setInputSpecs(*options.inputs, QStringLiteral("Set Inputs"));
   m_exportOptions = options;
+  m_exportOptions.inputs = m_inputs;
   resetInterpreter(true);
   Q_EMIT exportOptionsChanged();
+}
+
+// --- inputs ----------------------------------------------------------------------------------
+
+const std::vector<InputSpec>& StudioSession::archiveInputSpecs() const {
+  return m_model ? m_model->exampleInputs : kNoInputs;
+}
+
+bool StudioSession::inputSpecsEdited() const {
+  return !sameSpecs(m_inputs, archiveInputSpecs());
+}
+
+QStringList StudioSession::forwardInputNames() const {
+  QStringList names;
+  if (!m_model || m_model->modules().empty()) return names;
+  for (const SignatureParam& p : m_model->root().signature)
+    if (p.kind == ParamKind::PositionalOnly || p.kind == ParamKind::PositionalOrKeyword)
+      names << toQString(p.name);
+  return names;
+}
+
+void StudioSession::setInputSpecs(std::vector<InputSpec> specs, const QString& description) {
+  if (sameSpecs(specs, m_inputs)) return;
+  m_inputUndo->push(new InputSpecsCommand(
+      this, m_inputs, std::move(specs), description.isEmpty() ? QStringLiteral("Edit Inputs") : description));
+}
+
+void StudioSession::resetInputSpecs() {
+  setInputSpecs(archiveInputSpecs(), QStringLiteral("Reset Inputs"));
+}
+
+void StudioSession::applyInputSpecs(std::vector<InputSpec> specs) {
+  m_inputs = std::move(specs);
+  m_exportOptions.inputs = m_inputs;
+  rememberInputSpecs();
+  resetInterpreter(true);
+  Q_EMIT inputSpecsChanged();
+}
+
+QString StudioSession::inputSettingsGroup(const QString& reference) {
+  const QByteArray hash =
+      QCryptographicHash::hash(canonicalReference(reference).toUtf8(), QCryptographicHash::Sha1)
+          .toHex()
+          .left(16);
+  return QStringLiteral("inputs/") + QString::fromLatin1(hash);
+}
+
+void StudioSession::rememberInputSpecs() const {
+  if (m_reference.isEmpty() || !m_model) return;
+  QSettings settings;
+  const QString group = inputSettingsGroup(m_reference);
+  if (!inputSpecsEdited()) { // the archive's own: nothing to remember
+    settings.remove(group);
+    return;
+  }
+  settings.beginGroup(group);
+  settings.setValue(QStringLiteral("reference"), canonicalReference(m_reference));
+  QVariantList specs;
+  for (const InputSpec& spec : m_inputs)
+    specs << specToMap(spec);
+  settings.setValue(QStringLiteral("specs"), specs);
+  settings.endGroup();
+}
+
+std::vector<InputSpec> StudioSession::restoredInputSpecs() const {
+  const std::vector<InputSpec>& archive = archiveInputSpecs();
+  auto decode = [](const QVariantList& list, std::vector<InputSpec>& out) {
+    out.clear();
+    for (const QVariant& v : list) {
+      std::optional<InputSpec> spec = specFromMap(v.toMap());
+      if (!spec) return false;
+      out.push_back(std::move(*spec));
+    }
+    return true;
+  };
+  QSettings settings;
+  std::vector<InputSpec> specs;
+  settings.beginGroup(inputSettingsGroup(m_reference));
+  const bool remembered =
+      settings.value(QStringLiteral("reference")).toString() == canonicalReference(m_reference) &&
+      settings.contains(QStringLiteral("specs"));
+  const QVariantList list = settings.value(QStringLiteral("specs")).toList();
+  settings.endGroup();
+  if (remembered) return decode(list, specs) ? specs : archive;
+  // Before issue 18 the export dialog kept edited inputs (as many as the archive has) itself.
+  const QByteArray legacy =
+      QCryptographicHash::hash(m_reference.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
+  settings.beginGroup(QStringLiteral("export/models/") + QString::fromLatin1(legacy));
+  if (settings.value(QStringLiteral("reference")).toString() == m_reference) {
+    const QVariantList old = settings.value(QStringLiteral("inputs")).toList();
+    if (!old.isEmpty() && static_cast<std::size_t>(old.size()) == archive.size() && decode(old, specs))
+      return specs;
+  }
+  return archive;
+}
+
+QString StudioSession::noInputsMessage() const {
+  const QString name = m_reference.startsWith(QStringLiteral("example:"))
+                           ? m_reference
+                           : QFileInfo(QDir::cleanPath(m_reference)).fileName();
+  const QStringList forward = forwardInputNames();
+  return QStringLiteral("%1 has no example inputs (a TorchScript file carries none): add one row per forward "
+                        "input%2 in the Inputs table (Debug ▸ Edit Inputs…, or Inputs… in the Interpreter "
+                        "panel), then start again")
+      .arg(name,
+           forward.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(forward.join(QStringLiteral(", "))));
 }
 
 QString StudioSession::currentNode() const {
@@ -118,6 +317,10 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   m_graph = std::move(result->graph);
   m_tracer = LatticeTracer();
   m_exportOptions = ExportOptions();
+  m_inputUndo->clear();
+  m_inputs = restoredInputSpecs();
+  m_exportOptions.inputs = m_inputs;
+  if (inputSpecsEdited()) rememberInputSpecs(); // a list taken over from the export dialog's old place
   m_breakpoints.clear();
   m_selectedNode.clear();
   m_selectedModule.clear();
@@ -129,6 +332,7 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   Q_EMIT selectionChanged(QString());
   Q_EMIT moduleSelectionChanged(QString());
   Q_EMIT interpreterReset();
+  Q_EMIT inputSpecsChanged();
   if (m_graph)
     Q_EMIT graphChanged();
   else
@@ -171,11 +375,20 @@ void StudioSession::startInterpreter() {
     fail(QString(), QStringLiteral("no model is open"));
     return;
   }
+  if (m_inputs.empty()) { // not the reference's "example_inputs must be a non-empty tuple"
+    fail(QString(), noInputsMessage());
+    return;
+  }
   ExportOptions options = m_exportOptions;
+  options.inputs = m_inputs;
   options.tracer = &m_tracer; // run on the graph the user sees, with their leaf overrides
   Expected<PreparedLowering> prepared = prepareLowering(*m_model, options);
   if (!prepared) {
-    fail(QString(), toQString(prepared.message()));
+    QString message = toQString(prepared.message());
+    // The input count does not fit the forward: the Inputs table is where to fix it.
+    if (message.startsWith(QStringLiteral("model forward accepts")))
+      message += QStringLiteral(" (edit the Inputs table: Debug ▸ Edit Inputs…)");
+    fail(QString(), message);
     return;
   }
   m_lowering = std::make_unique<PreparedLowering>(std::move(*prepared));

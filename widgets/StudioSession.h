@@ -1,8 +1,9 @@
 #pragma once
 /// \file StudioSession: the one object the studio's panels share. It owns the open model, the
 /// traced graph (with the user's leaf/expand overrides), the steppable lowering and the
-/// selection, runs long jobs off the UI thread, and tells every panel what changed through
-/// signals. Panels never talk to each other: they observe the session and call its slots.
+/// selection, the model's input specs (the Inputs table the interpreter and Export share,
+/// remembered per model), runs long jobs off the UI thread, and tells every panel what changed
+/// through signals. Panels never talk to each other: they observe the session and call its slots.
 ///
 /// Threading: openModel() loads and traces on a worker thread (QtConcurrent); everything else
 /// runs on the UI thread. Stepping one node is fast; a long run (continueRun, runToNode) runs in
@@ -21,8 +22,13 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
+
+class QUndoStack;
 
 namespace lattice::studio {
+
+class InputSpecsCommand;
 
 class StudioSession : public QObject {
   Q_OBJECT
@@ -53,9 +59,36 @@ public:
 
   // --- lowering / interpreter -----------------------------------------------------------------
 
-  /// Options used by the interpreter and by export (defaults: the archive's hints).
+  /// Options used by the interpreter and by export (defaults: the archive's hints). Their
+  /// `inputs` are always inputSpecs().
   const ExportOptions& exportOptions() const { return m_exportOptions; }
+  /// Replaces the options; `options.inputs`, when set, replaces inputSpecs() (undoable).
   void setExportOptions(const ExportOptions& options);
+
+  // --- inputs (issue 18 item 5) ---------------------------------------------------------------
+
+  /// The model's input specs, one per exposed forward input in order: the one list the
+  /// interpreter (F5) and File ▸ Export both use, edited in the Inputs table. It starts as the
+  /// archive's example inputs (none for a TorchScript file), or as the list last used for this
+  /// model (QSettings group inputSettingsGroup(), keyed by the model's path or example name).
+  const std::vector<InputSpec>& inputSpecs() const { return m_inputs; }
+  /// Replaces the list: one step of inputUndoStack() (`description` names it), remembered for
+  /// the model (forgotten again when it equals the archive's), the interpreter reset, then
+  /// inputSpecsChanged. Nothing when `specs` equals the current list.
+  void setInputSpecs(std::vector<InputSpec> specs, const QString& description = QString());
+  /// Back to the archive's example inputs (undoable).
+  void resetInputSpecs();
+  /// The archive's example inputs (empty for a TorchScript model, or when nothing is open).
+  const std::vector<InputSpec>& archiveInputSpecs() const;
+  /// True when inputSpecs() differs from archiveInputSpecs().
+  bool inputSpecsEdited() const;
+  /// The root forward's positional parameter names: the ABI names the specs take, in order.
+  QStringList forwardInputNames() const;
+  /// Undo/redo of input edits (cleared when a model opens).
+  QUndoStack* inputUndoStack() const { return m_inputUndo; }
+  /// The QSettings group under which the inputs of `reference` are remembered
+  /// ("inputs/<hash of the canonical path or the example name>").
+  static QString inputSettingsGroup(const QString& reference);
 
   InterpreterState interpreterState() const { return m_state; }
   /// The prepared lowering (builder, graph, interpreter); nullptr before start.
@@ -162,6 +195,9 @@ Q_SIGNALS:
   void traceFailed(const QString& message);
   /// setExportOptions changed the options (the interpreter was reset).
   void exportOptionsChanged();
+  /// inputSpecs() changed: an edit, its undo or redo, or a model opened (the interpreter was
+  /// reset).
+  void inputSpecsChanged();
   void interpreterReset();
   void interpreterStepped(const QString& executedNode);
   void interpreterFinished();
@@ -179,11 +215,20 @@ Q_SIGNALS:
   void artifactExported(const QString& directory);
 
 private:
+  friend class InputSpecsCommand;
   struct LoadResult;
   /// Runs on a worker thread: loads `reference` and traces it with the default policy.
   static std::shared_ptr<LoadResult> loadAndTrace(const QString& reference);
   void applyLoad(quint64 generation, const std::shared_ptr<LoadResult>& result);
   void retrace();
+  /// Sets the list (no undo step), keeps exportOptions().inputs equal, remembers it, resets
+  /// the interpreter and emits inputSpecsChanged.
+  void applyInputSpecs(std::vector<InputSpec> specs);
+  /// The list for a model that just opened: the remembered one, else the archive's.
+  std::vector<InputSpec> restoredInputSpecs() const;
+  void rememberInputSpecs() const;
+  /// F5 without any input: what to do about it.
+  QString noInputsMessage() const;
   void resetInterpreter(bool notify);
   bool ensureStarted();
   /// Executes one node without emitting; false when the run must stop (end or error).
@@ -210,6 +255,8 @@ private:
   quint64 m_loadGeneration = 0;
 
   ExportOptions m_exportOptions;
+  std::vector<InputSpec> m_inputs;
+  QUndoStack* m_inputUndo;
   std::unique_ptr<PreparedLowering> m_lowering;
   InterpreterState m_state = InterpreterState::NotStarted;
   QString m_failedNode;

@@ -40,6 +40,29 @@ int usageError(const std::string& error) {
   return ExitUsage;
 }
 
+// What to pass when the model has no example inputs: one --input per forward input, named after
+// the forward's parameters, in both forms (the dense one quoted: `<` and `?` mean something to a
+// shell). One line.
+std::string missingInputsHint(const Model& model) {
+  std::vector<std::string> names;
+  if (!model.modules().empty())
+    for (const SignatureParam& p : model.root().signature)
+      if (p.kind == ParamKind::PositionalOnly || p.kind == ParamKind::PositionalOrKeyword)
+        names.push_back(p.name);
+  std::string forward;
+  for (const std::string& n : names)
+    forward += (forward.empty() ? "" : ", ") + n;
+  const std::vector<std::string> shown = names.empty() ? std::vector<std::string>{"x"} : names;
+  std::string sparse, dense;
+  for (const std::string& n : shown) {
+    sparse += (sparse.empty() ? "" : " ") + std::string("--input ") + n + ":sparse:f32:4";
+    dense += (dense.empty() ? "" : " ") + std::string("--input '") + n + ":dense:tensor<?x4xf32>'";
+  }
+  return "the model has no example inputs: pass them with --input, one per forward input" +
+         (forward.empty() ? std::string() : " (" + forward + ")") + " in order, e.g. " + sparse +
+         " (sparse, f32 features, 4 channels) or " + dense + " (dense)";
+}
+
 // A refusal to replace a folder that is not an artifact says how to replace it anyway.
 std::string targetError(const std::string& message) {
   if (message.find(kNotAnArtifactMarker) == std::string::npos) return message;
@@ -117,8 +140,7 @@ int runLower(const std::vector<std::string>& rawArgs) {
     std::string message = parsed.positional[0] + ": " + prepared.message();
     // A TorchScript file carries no example inputs: say how to give them.
     if (!options.inputs && prepared.message().find("example_inputs must be a non-empty tuple") != std::string::npos)
-      message += "; the model has no example inputs: pass them with --input, e.g. --input x:sparse:f32:4 "
-                 "(or --input x:dense:tensor<?x16xf32>)";
+      message += "; " + missingInputsHint(*model);
     return fail(ExitBadInput, message);
   }
   Status lowered = finishLowering(*prepared);

@@ -324,4 +324,10 @@ Expected<LayoutResult> computeLayout(const LayoutGraph& graph, const LayoutOptio
   return r;
 }
 
+std::string graphvizVersion() {
+  std::lock_guard<std::mutex> lock(gGraphvizMutex);
+  const char* version = gvcVersion(sharedContext());
+  return version ? version : "unknown";
+}
+
 } // namespace lattice

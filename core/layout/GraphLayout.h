@@ -145,4 +145,7 @@ struct LayoutResult {
 Expected<LayoutResult> computeLayout(const LayoutGraph& graph, const LayoutOptions& options = {},
                                      const std::atomic<bool>* cancel = nullptr);
 
+/// The version of the Graphviz library that lays graphs out ("2.43.0"), for Help ▸ About.
+std::string graphvizVersion();
+
 } // namespace lattice

@@ -13,6 +13,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 using namespace lattice;
@@ -127,11 +128,40 @@ private Q_SLOTS:
     const CliRun r = runCli({QStringLiteral("lower"), fixture(QStringLiteral("mlp.pt")), QStringLiteral("-o"),
                              tmp.filePath(QStringLiteral("out"))});
     QCOMPARE(r.code, 1);
-    QVERIFY2(r.err.contains(QStringLiteral("example_inputs must be a non-empty tuple; the model has no example "
-                                           "inputs: pass them with --input, e.g. --input x:sparse:f32:4")),
+    // nn.Sequential's forward is forward(input): the examples use that name.
+    QVERIFY2(
+        r.err.contains(QStringLiteral("example_inputs must be a non-empty tuple; the model has no example "
+                                      "inputs: pass them with --input, one per forward input (input) in "
+                                      "order, e.g. --input input:sparse:f32:4 ")),
+        qPrintable(r.err));
+    QVERIFY2(r.err.contains(QStringLiteral(" or --input 'input:dense:tensor<?x4xf32>' (dense)")),
              qPrintable(r.err));
     QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
     QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("out"))));
+
+    // Every example in the message is --input syntax lattice-cli takes (the shell's quotes
+    // removed): passed back, none is a usage error and the missing-inputs error is gone. The
+    // dense one fits the MLP (Linear(4, 8) first), so it exports.
+    static const QRegularExpression example(
+        QStringLiteral("--input (?:'([^']+)'|([A-Za-z_][A-Za-z0-9_]*:[^\\s']+))"));
+    QStringList examples;
+    for (auto it = example.globalMatch(r.err); it.hasNext();) {
+      const QRegularExpressionMatch m = it.next();
+      examples << (m.captured(1).isEmpty() ? m.captured(2) : m.captured(1));
+    }
+    QCOMPARE(examples, (QStringList{QStringLiteral("input:sparse:f32:4"),
+                                    QStringLiteral("input:dense:tensor<?x4xf32>")}));
+    for (const QString& input : std::as_const(examples)) {
+      const QString out = tmp.filePath(QStringLiteral("with-") + QString::number(examples.indexOf(input)));
+      const CliRun again = runCli({QStringLiteral("lower"), fixture(QStringLiteral("mlp.pt")),
+                                   QStringLiteral("--input"), input, QStringLiteral("-o"), out});
+      QVERIFY2(again.code != 2, qPrintable(again.err));
+      QVERIFY2(!again.err.contains(QStringLiteral("example_inputs")), qPrintable(again.err));
+      if (input.contains(QStringLiteral(":dense:"))) {
+        QVERIFY2(again.code == 0, qPrintable(again.err));
+        QVERIFY(QFileInfo::exists(out + QStringLiteral("/graph.mlir")));
+      }
+    }
   }
 
   void checkpointSwapChangesOnlyTheWeights() {

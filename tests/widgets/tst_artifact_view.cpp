@@ -20,6 +20,7 @@
 #include "artifact/WeightsTableModel.h"
 #include "diff/ArtifactDiff.h"
 #include "graph/EdgeItem.h"
+#include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"
 
 #include "WidgetTestSupport.h"
@@ -174,6 +175,8 @@ private Q_SLOTS:
   void diagnosticsOfInvalidFile();
   void validArtifactHasNoErrors();
   void unreadableArtifactDoesNotCrash();
+  void truncatedWeightsStillShowTheGraph();
+  void findMarksAndWalksOps();
   void largeArtifactUsesLayeredLayout();
   void layeredLayoutRespectsRanks();
   void mainWindowOpensArtifactTabs();
@@ -466,6 +469,119 @@ void TestArtifactView::unreadableArtifactDoesNotCrash() {
   QVERIFY(missing.diagnosticsModel()->errorCount() >= 1);
 }
 
+// Issue 18.8: an artifact whose weights.safetensors is cut short still shows its op graph (every
+// argument and op of graph.mlir, counted from the text), with the weights error among the
+// diagnostics (shown) and in the header, and no weights.
+void TestArtifactView::truncatedWeightsStillShowTheGraph() {
+  QTemporaryDir tmp;
+  const QString source = expectedDir(QStringLiteral("sparse_classifier"));
+  const QString dir = tmp.filePath(QStringLiteral("cut.lattice"));
+  QVERIFY(QDir().mkpath(dir));
+  QVERIFY(QFile::copy(source + QStringLiteral("/graph.mlir"), dir + QStringLiteral("/graph.mlir")));
+  const QByteArray weights = readAll(source + QStringLiteral("/weights.safetensors"));
+  QVERIFY(weights.size() > 100);
+  {
+    QFile f(dir + QStringLiteral("/weights.safetensors"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(weights.left(weights.size() / 2));
+  }
+  ArtifactView view;
+  view.resize(1200, 800);
+  view.show();
+  QVERIFY(openAndSettle(view, dir));
+  const ArtifactDocument& doc = *view.document();
+  QVERIFY(!doc.artifact);
+  QVERIFY2(doc.loadError.contains(QStringLiteral("weights.safetensors")), qPrintable(doc.loadError));
+  QVERIFY(doc.opGraph);
+  const TextGraph text = readTextGraph(readText(dir + QStringLiteral("/graph.mlir")));
+  QCOMPARE(doc.opGraph->argumentCount(), int(text.arguments.size()));
+  QCOMPARE(doc.opGraph->opCount(), int(text.ops.size()));
+  for (int n = 0; n < int(doc.opGraph->nodes().size()); ++n)
+    QVERIFY(view.graphView()->nodeItem(n));
+  QCOMPARE(view.weightsModel()->rowCount(), 0);
+  bool weightsError = false;
+  for (int r = 0; r < view.diagnosticsModel()->rowCount(); ++r)
+    for (int c = 0; c < view.diagnosticsModel()->columnCount(); ++c)
+      weightsError |= view.diagnosticsModel()->index(r, c).data().toString().contains(
+          QStringLiteral("weights.safetensors"));
+  QVERIFY(weightsError);
+  QVERIFY2(doc.loadError.contains(QStringLiteral("truncated")), qPrintable(doc.loadError)); // issue 18.8
+  QVERIFY(view.diagnosticsModel()->errorCount() >= 1);
+  QVERIFY(view.diagnosticsTable()->isVisibleTo(&view)); // the diagnostics tab is the one shown
+  // Selecting an op still highlights its text.
+  view.selectNode(doc.opGraph->nodeOfOp(0));
+  QCOMPARE(view.mlirView()->highlightedLines().first, text.opLines.front());
+
+  // graph.mlir cut in half: no graph, and the error says the file is truncated.
+  const QString cutGraph = tmp.filePath(QStringLiteral("cut-graph.lattice"));
+  QVERIFY(QDir().mkpath(cutGraph));
+  QVERIFY(QFile::copy(source + QStringLiteral("/weights.safetensors"),
+                      cutGraph + QStringLiteral("/weights.safetensors")));
+  const QByteArray mlir = readAll(source + QStringLiteral("/graph.mlir"));
+  {
+    QFile f(cutGraph + QStringLiteral("/graph.mlir"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(mlir.left(mlir.size() / 2));
+  }
+  ArtifactView cut;
+  QSignalSpy loaded(&cut, &ArtifactView::documentLoaded);
+  cut.open(cutGraph);
+  QVERIFY(waitFor([&] { return !loaded.isEmpty(); }));
+  QVERIFY(!cut.document()->opGraph);
+  QVERIFY2(cut.document()->loadError.contains(QStringLiteral("truncated")),
+           qPrintable(cut.document()->loadError));
+}
+
+// Issue 18.8: Find in an artifact tab: the matches of a text are the nodes whose name, op or
+// attributes hold it (ignoring case), marked in the graph; Enter walks them, selecting each
+// everywhere; a blank text matches nothing; a reload keeps the search.
+void TestArtifactView::findMarksAndWalksOps() {
+  const QString dir = expectedDir(QStringLiteral("sparse_classifier"));
+  ArtifactView view;
+  view.resize(1200, 800);
+  view.show();
+  QVERIFY(openAndSettle(view, dir));
+  const TextGraph text = readTextGraph(readText(dir + QStringLiteral("/graph.mlir")));
+  const QStringList lines = readText(dir + QStringLiteral("/graph.mlir")).split(QLatin1Char('\n'));
+  QList<int> weightLines; // every `lattice.weight` op: its line names the op
+  for (int line : text.opLines)
+    if (lines[line - 1].contains(QStringLiteral("= lattice.weight "))) weightLines << line;
+  QVERIFY(weightLines.size() >= 2);
+
+  view.showSearch();
+  QVERIFY(view.searchBar()->isVisible());
+  view.setSearchText(QStringLiteral("LATTICE.WEIGHT @")); // the op name and its symbol, any case
+  QCOMPARE(int(view.searchHits().size()), weightLines.size());
+  for (int i = 0; i < int(weightLines.size()); ++i) {
+    view.findNext();
+    QCOMPARE(view.searchIndex(), i);
+    QCOMPARE(view.document()->opGraph->nodes()[std::size_t(view.selectedNode())].firstLine, weightLines[i]);
+    QVERIFY(view.graphView()->nodeItem(view.selectedNode())->isSearchHit());
+  }
+  view.findNext(); // wraps
+  QCOMPARE(view.searchIndex(), 0);
+  view.findPrevious();
+  QCOMPARE(view.searchIndex(), int(weightLines.size()) - 1);
+  // An SSA name finds its op.
+  const QString last = QLatin1Char('%') + text.ops.back();
+  view.setSearchText(last);
+  bool found = false;
+  for (int hit : view.searchHits()) {
+    const OpGraphNode& node = view.document()->opGraph->nodes()[std::size_t(hit)];
+    found |= node.firstLine == text.opLines.back();
+    QVERIFY(node.title.contains(last) || node.tooltip.contains(last));
+  }
+  QVERIFY(found);
+  // A reload finds again; a blank text finds nothing and marks nothing.
+  QSignalSpy loaded(&view, &ArtifactView::documentLoaded);
+  view.setSearchText(QStringLiteral("lattice.weight @"));
+  view.reload();
+  QVERIFY(waitFor([&] { return !loaded.isEmpty(); }));
+  QCOMPARE(int(view.searchHits().size()), weightLines.size());
+  view.setSearchText(QStringLiteral("  "));
+  QVERIFY(view.searchHits().empty());
+}
+
 void TestArtifactView::largeArtifactUsesLayeredLayout() {
   // example:chain:100 lowers to more than 800 ops: the layered layout, with the event loop
   // turning while the view loads (a 20 ms timer never waits much longer than that).
@@ -530,7 +646,8 @@ void TestArtifactView::mainWindowOpensArtifactTabs() {
   ArtifactView* view = window.artifactView(dir);
   QVERIFY(view);
   QCOMPARE(window.tabs()->currentWidget(), view);
-  QVERIFY(window.recentFiles().contains(dir));
+  QVERIFY(waitFor([&] { return view->document() && !view->isLoading(); }));
+  QVERIFY(window.recentFiles().contains(dir)); // once it validated
   window.openArtifact(dir + QLatin1Char('/')); // the same artifact: the tab is reused
   QCOMPARE(window.tabs()->count(), 2);
   QVERIFY(waitFor([&] { return view->document() && !view->isLoading(); }));

@@ -16,11 +16,17 @@
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphWidget.h"
 #include "graph/LayoutController.h"
+#include "graph/NodeFonts.h"
 #include "graph/NodeItem.h"
 #include "graph/NodeStyle.h"
+#include "help/HelpDialogs.h"
 #include "layout/GraphGrouping.h"
 #include "model/Examples.h"
+#include "panels/ValueTableModel.h"
 
+#include <QAbstractItemModelTester>
+#include <QtCore/QSettings>
+#include <QtCore/QSortFilterProxyModel>
 #include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
 #include <QtGui/QImage>
@@ -30,6 +36,8 @@
 #include <QtWidgets/QLineEdit>
 #include <QtWidgets/QMenu>
 #include <QtWidgets/QMenuBar>
+#include <QtWidgets/QStatusBar>
+#include <QtWidgets/QTableView>
 
 #include <set>
 
@@ -101,8 +109,12 @@ private Q_SLOTS:
   void staleLayoutIsDropped();
   void cancelledLayoutReportsCancel();
   void flatViewIsBounded();
+  void refusedFlatViewUnticksItsAction();
+  void followingZoomsToReadable();
+  void nodeToolTipReadsLikeTheValueTable();
   void exportsImages();
   void mainWindowMenusAndPanels();
+  void keyboardShortcutsListEveryActionAndSearch();
   void benchmarkLargeGraph();
 };
 
@@ -110,6 +122,7 @@ void TestGraphView::initTestCase() {
   QStandardPaths::setTestModeEnabled(true); // QSettings go to a throw-away location
   QCoreApplication::setOrganizationName(QStringLiteral("LatticeTests"));
   QCoreApplication::setApplicationName(QStringLiteral("tst_graph_view"));
+  QSettings().clear(); // settings are saved as they change: nothing from a previous run
 }
 
 void TestGraphView::buildsItemForEveryNode_data() {
@@ -490,6 +503,170 @@ void TestGraphView::exportsImages() {
   QVERIFY(error.contains(QStringLiteral("bmp")));
 }
 
+// Issue 18.6: Help ▸ Keyboard Shortcuts lists every action that has a key, with that key, and
+// the search field filters by action, key or menu.
+void TestGraphView::keyboardShortcutsListEveryActionAndSearch() {
+  using lattice::studio::ShortcutsDialog;
+  MainWindow window;
+  window.action(QStringLiteral("help.shortcuts"))->trigger();
+  ShortcutsDialog* dialog = window.shortcutsDialog();
+  QVERIFY(dialog && dialog->isVisible());
+  QAbstractItemModelTester tester(dialog->rows(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  auto listed = [&] {
+    QHash<QString, QString> rows; // action -> shortcut
+    for (int r = 0; r < dialog->rows()->rowCount(); ++r)
+      rows.insert(dialog->rows()->index(r, ShortcutsDialog::ActionColumn).data().toString(),
+                  dialog->rows()->index(r, ShortcutsDialog::ShortcutColumn).data().toString());
+    return rows;
+  };
+  const QHash<QString, QString> all = listed();
+  int withKeys = 0;
+  for (QAction* a : window.shortcutActions()) {
+    if (a->shortcut().isEmpty()) continue;
+    ++withKeys;
+    const QString text = a->text().remove(QLatin1Char('&'));
+    QVERIFY2(all.contains(text), qPrintable(text));
+    QVERIFY2(all.value(text).contains(a->shortcut().toString(QKeySequence::NativeText)), qPrintable(text));
+  }
+  QVERIFY(withKeys >= 20);
+  QCOMPARE(all.value(QStringLiteral("Restart")),
+           QKeySequence(QStringLiteral("Ctrl+Shift+F5")).toString(QKeySequence::NativeText));
+
+  dialog->searchField()->setText(QStringLiteral("f5"));
+  const QHash<QString, QString> f5 = listed();
+  QCOMPARE(
+      QSet<QString>(f5.keyBegin(), f5.keyEnd()),
+      (QSet<QString>{QStringLiteral("Start / Continue"), QStringLiteral("Restart"), QStringLiteral("Stop")}));
+  dialog->searchField()->setText(QStringLiteral("debug"));
+  QVERIFY(listed().contains(QStringLiteral("Toggle Breakpoint"))); // by menu
+  QVERIFY(!listed().contains(QStringLiteral("Open Model…")));
+  dialog->searchField()->clear();
+  QCOMPARE(dialog->rows()->rowCount(), all.size());
+
+  const QString about = lattice::studio::aboutText();
+  QVERIFY(about.contains(QString::fromLatin1(qVersion())));
+  QVERIFY2(about.contains(QStringLiteral("1.13")), qPrintable(about)); // Debian 12's LibTorch
+  QVERIFY2(about.contains(QStringLiteral("Graphviz</td><td>2.")), qPrintable(about));
+}
+
+// Issue 18.8: a flat view the layout refuses (902 nodes, more than one Graphviz call takes)
+// goes back to module groups, and View ▸ Flat unticks itself (Hierarchical ticked again).
+void TestGraphView::refusedFlatViewUnticksItsAction() {
+  QSettings().clear(); // a window opens in the mode it saved last: module groups here
+  MainWindow window;
+  window.resize(1200, 800);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  GraphWidget* graph = window.graphWidget();
+  QSignalSpy laidOut(graph, &GraphWidget::layoutFinished);
+  window.openModel(QStringLiteral("example:chain:300"));
+  QVERIFY(waitForLayout(*graph, laidOut));
+  QVERIFY(window.action(QStringLiteral("view.hierarchical"))->isChecked());
+
+  QSignalSpy refused(graph, &GraphWidget::flatViewRefused);
+  laidOut.clear();
+  window.action(QStringLiteral("view.flat"))->trigger();
+  QVERIFY(window.action(QStringLiteral("view.flat"))->isChecked()); // until the layout refuses
+  QVERIFY(refused.wait(30000));
+  QVERIFY2(refused.front().front().toString().contains(QStringLiteral("at most 800")),
+           qPrintable(refused.front().front().toString()));
+  QVERIFY(!window.action(QStringLiteral("view.flat"))->isChecked());
+  QVERIFY(window.action(QStringLiteral("view.hierarchical"))->isChecked());
+  QVERIFY(graph->isHierarchical());
+  QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("Flat view refused")));
+  // The module groups are laid out again, not a "layout failed" card over an empty view.
+  QVERIFY(waitForLayout(*graph, laidOut));
+  QVERIFY(!graph->scene()->nodeItems().isEmpty());
+  QVERIFY(!graph->scene()->clusterItems().isEmpty() || graph->scene()->groupItem(QStringLiteral("blocks")));
+
+  // A graph small enough keeps the flat view.
+  laidOut.clear();
+  window.openModel(QStringLiteral("example:chain:3"));
+  QVERIFY(waitForLayout(*graph, laidOut));
+  laidOut.clear();
+  refused.clear();
+  window.action(QStringLiteral("view.flat"))->trigger();
+  QVERIFY(waitForLayout(*graph, laidOut));
+  QVERIFY(refused.isEmpty());
+  QVERIFY(window.action(QStringLiteral("view.flat"))->isChecked());
+  QVERIFY(!graph->isHierarchical());
+}
+
+// Issue 18.8: following the interpreter zooms a view too far out to read in to a readable
+// level (the node's name line, NodeFonts' 9 pt bold, at GraphView::kReadablePointSize or more on
+// screen), and never zooms out a view the user brought closer.
+void TestGraphView::followingZoomsToReadable() {
+  Fixture f;
+  QVERIFY(f.open(QStringLiteral("example:chain:40"))); // 122 nodes, one tall column
+  GraphView* view = f.widget.view();
+  const qreal titlePoints = nodeTitleFont().pointSizeF();
+  auto screenPoints = [&] { return titlePoints * view->zoom(); };
+  auto visible = [&](const QString& node) {
+    NodeItem* item = f.widget.scene()->nodeItem(node);
+    return item &&
+           view->mapToScene(view->viewport()->rect()).boundingRect().contains(item->sceneBoundingRect());
+  };
+  view->fitToView();
+  QVERIFY2(screenPoints() < 5.0, qPrintable(QString::number(view->zoom()))); // the whole chain: unreadable
+  QVERIFY(visible(QStringLiteral("x")));
+  f.session.startInterpreter();
+  f.session.step(); // x ran; blocks_0_0 is current, visible before (the old code left the zoom)
+  QCOMPARE(f.session.currentNode(), QStringLiteral("blocks_0_0"));
+  QVERIFY2(screenPoints() >= GraphView::kReadablePointSize - 1e-9, qPrintable(QString::number(view->zoom())));
+  QVERIFY2(screenPoints() < GraphView::kReadablePointSize + 0.01, qPrintable(QString::number(view->zoom())));
+  QVERIFY(visible(QStringLiteral("blocks_0_0")));
+
+  // Closer than readable: the zoom stays; a node out of view is brought in.
+  view->setZoom(2.0);
+  view->centerOn(f.widget.scene()->nodeItem(QStringLiteral("blocks_39_2"))); // the far end
+  QVERIFY(!visible(QStringLiteral("blocks_0_1")));
+  f.session.step();
+  QCOMPARE(f.session.currentNode(), QStringLiteral("blocks_0_1"));
+  QCOMPARE(view->zoom(), 2.0);
+  QVERIFY(visible(QStringLiteral("blocks_0_1")));
+  // A run follows its last node the same way.
+  f.session.toggleBreakpoint(QStringLiteral("blocks_30_0"));
+  view->setZoom(0.1);
+  f.session.continueRun();
+  QTRY_VERIFY_WITH_TIMEOUT(!f.session.isRunning(), 30000);
+  QCOMPARE(f.session.currentNode(), QStringLiteral("blocks_30_0"));
+  QVERIFY(screenPoints() >= GraphView::kReadablePointSize - 1e-9);
+  QVERIFY(visible(QStringLiteral("blocks_30_0")));
+}
+
+// Issue 18.8: a node's tooltip, once it ran, reads like its row in the value table: every
+// value column's title and the text the table shows there, not the value's debug repr.
+void TestGraphView::nodeToolTipReadsLikeTheValueTable() {
+  Fixture f;
+  QVERIFY(f.open(QStringLiteral("example:chain:2")));
+  ValueTableModel table(&f.session);
+  NodeItem* conv = f.widget.scene()->nodeItem(QStringLiteral("blocks_0_0"));
+  QVERIFY(conv);
+  QCOMPARE(f.widget.toolTipFor(conv), conv->toolTip()); // not run: no value
+  f.session.startInterpreter();
+  f.session.step();
+  f.session.step(); // x, blocks_0_0
+  const int row = table.rowOfNode(QStringLiteral("blocks_0_0"));
+  QVERIFY(row >= 0 && row < table.executedRows());
+  const QString tip = f.widget.toolTipFor(conv);
+  QVERIFY2(tip.startsWith(conv->toolTip()), qPrintable(tip));
+  for (int column : {ValueTableModel::KindColumn, ValueTableModel::ChannelsColumn,
+                     ValueTableModel::DTypeColumn, ValueTableModel::SsaColumn, ValueTableModel::TypeColumn}) {
+    const QString title = table.headerData(column, Qt::Horizontal).toString();
+    const QString shown = table.index(row, column).data().toString();
+    QVERIFY(!shown.isEmpty());
+    QVERIFY2(tip.contains(title + QStringLiteral(": ") + shown + QLatin1Char('\n')) ||
+                 tip.endsWith(title + QStringLiteral(": ") + shown),
+             qPrintable(tip));
+    // The table's own tooltip is the same text.
+    QCOMPARE(table.index(row, column).data(Qt::ToolTipRole).toString(), tip.mid(conv->toolTip().size() + 2));
+  }
+  QVERIFY2(!tip.contains(QStringLiteral("ArtifactValue(")), qPrintable(tip));
+  QVERIFY(tip.contains(QStringLiteral("Kind: sparse_tensor")));
+  QVERIFY(tip.contains(QStringLiteral("Channels: 16")));
+  QVERIFY(tip.contains(QStringLiteral("SSA: %blocks_0_0")));
+}
+
 void TestGraphView::mainWindowMenusAndPanels() {
   MainWindow window;
   const QList<std::pair<QString, QKeySequence>> shortcuts = {
@@ -497,6 +674,8 @@ void TestGraphView::mainWindowMenusAndPanels() {
       {"file.export", QKeySequence(QStringLiteral("Ctrl+E"))},
       {"debug.start", QKeySequence(Qt::Key_F5)},
       {"debug.restart", QKeySequence(QStringLiteral("Ctrl+Shift+F5"))},
+      {"help.shortcuts", QKeySequence(QStringLiteral("Ctrl+/"))},
+      {"help.documentation", QKeySequence(Qt::Key_F1)},
       {"debug.step", QKeySequence(Qt::Key_F10)},
       {"debug.breakpoint", QKeySequence(Qt::Key_F9)},
       {"view.find", QKeySequence(QStringLiteral("Ctrl+F"))},
@@ -504,6 +683,8 @@ void TestGraphView::mainWindowMenusAndPanels() {
       {"file.loadWeights", QKeySequence(QStringLiteral("Ctrl+Shift+L"))},
       {"tools.compare", QKeySequence(QStringLiteral("Ctrl+Shift+D"))},
       {"tools.compareLast", QKeySequence(QStringLiteral("Ctrl+Alt+D"))},
+      {"edit.undo", QKeySequence(QStringLiteral("Ctrl+Z"))},
+      {"edit.redo", QKeySequence(QStringLiteral("Ctrl+Shift+Z"))},
   };
   for (const auto& [id, key] : shortcuts) {
     QAction* a = window.action(id);
@@ -513,7 +694,7 @@ void TestGraphView::mainWindowMenusAndPanels() {
   QStringList menus;
   for (QAction* a : window.menuBar()->actions())
     menus << a->text().remove(QLatin1Char('&'));
-  QCOMPARE(menus, (QStringList{"File", "View", "Tools", "Debug"}));
+  QCOMPARE(menus, (QStringList{"File", "Edit", "View", "Tools", "Debug", "Help"}));
 
   auto* dock = new QDockWidget(QStringLiteral("Inspector"), &window);
   dock->setObjectName(QStringLiteral("inspectorDock"));

@@ -5,6 +5,7 @@
 // `blocks.0` kept whole its three layers become one node: 1 + 1 + 2 × 3 + 1 = 9; with `blocks`
 // kept whole: x, blocks, output = 3.
 
+#include "LeafEdits.h"
 #include "StudioSession.h"
 #include "fx/Graph.h"
 #include "panels/ModuleTreeModel.h"
@@ -13,9 +14,12 @@
 #include "WidgetTestSupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QSet>
+
 #include <QTreeView>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
+#include <functional>
 
 using lattice::studio::ModuleTreeModel;
 using lattice::studio::ModuleTreePanel;
@@ -45,6 +49,8 @@ private Q_SLOTS:
   void selectionBothWays();
   void rootRowIsSelectable();
   void modelResetsOnNewModel();
+  void containersHaveNoLeafDecision();
+  void leafTogglesUndoAndRedo();
 };
 
 void TestPanelsModuleTree::treeMirrorsModules() {
@@ -212,6 +218,131 @@ void TestPanelsModuleTree::modelResetsOnNewModel() {
   QVERIFY(openAndWait(session, QStringLiteral("example:chain:1")));
   QCOMPARE(reset.count(), 1);
   QCOMPARE(model.rowCount(model.indexOfPath(QStringLiteral("blocks"))), 1);
+}
+
+// Issue 18.8: SparseResUNet42's `encoders` and `decoders` are ModuleLists and each
+// `decoders.K` a ModuleDict (Examples: the backbone as torch-lattice records it). The graph
+// calls their children (`encoders.0`, `decoders.0.upsample`), never them, so they are shown as
+// containers without a leaf checkbox. Every other row's checkbox must agree with the traced
+// graph: a checked module that is traced into is one call_module node, an unchecked one is not.
+void TestPanelsModuleTree::containersHaveNoLeafDecision() {
+  StudioSession session;
+  ModuleTreeModel model(&session);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QVERIFY(openAndWait(session, QStringLiteral("example:sparse_resunet42")));
+  QSignalSpy graphChanged(&session, &StudioSession::graphChanged);
+
+  for (const char* path : {"encoders", "decoders", "decoders.0", "decoders.3"}) {
+    const QString p = QString::fromLatin1(path);
+    const QModelIndex leaf = leafIndex(model, p);
+    QVERIFY2(leaf.isValid(), path);
+    QVERIFY2(leaf.data(ModuleTreeModel::IsContainerRole).toBool(), path);
+    QVERIFY2(!leaf.data(Qt::CheckStateRole).isValid(), path);
+    QVERIFY2(!(model.flags(leaf) & Qt::ItemIsUserCheckable), path);
+    QCOMPARE(leaf.data().toString(), QStringLiteral("container"));
+    QVERIFY2(leaf.data(Qt::ToolTipRole).toString().contains(QStringLiteral("never called")), path);
+    QVERIFY(!leaf.data(ModuleTreeModel::IsLeafRole).toBool());
+    QVERIFY(!model.setData(leaf, Qt::Checked, Qt::CheckStateRole));
+    QVERIFY(!model.setData(leaf, Qt::Unchecked, Qt::CheckStateRole));
+  }
+  QCOMPARE(graphChanged.count(), 0);
+  QVERIFY(session.tracer().leafOverrides().empty());
+  // Sequential has a forward: it keeps its checkbox (unchecked: inlined by default).
+  for (const char* path : {"stem", "encoders.0", "decoders.0.fuse"}) {
+    QVERIFY2(!leafIndex(model, QString::fromLatin1(path)).data(ModuleTreeModel::IsContainerRole).toBool(),
+             path);
+    QCOMPARE(checkState(model, QString::fromLatin1(path)), Qt::Unchecked);
+  }
+
+  // The tree agrees with the graph, row by row.
+  QSet<QString> called;
+  for (const lattice::fx::Node& node : session.graph()->nodes())
+    if (node.op() == lattice::fx::Op::CallModule) called.insert(QString::fromStdString(node.target()));
+  int rows = 0;
+  int checked = 0;
+  std::function<void(const QModelIndex&)> visit = [&](const QModelIndex& parent) {
+    for (int r = 0; r < model.rowCount(parent); ++r) {
+      const QModelIndex index = model.index(r, 0, parent);
+      const QString path = index.data(ModuleTreeModel::PathRole).toString();
+      ++rows;
+      if (!index.data(ModuleTreeModel::InsideLeafRole).toBool()) {
+        const QVariant state = leafIndex(model, path).data(Qt::CheckStateRole);
+        if (state.isValid()) {
+          const bool isLeaf = static_cast<Qt::CheckState>(state.toInt()) == Qt::Checked;
+          checked += isLeaf ? 1 : 0;
+          QVERIFY2(called.contains(path) == isLeaf, qPrintable(path));
+        } else {
+          QVERIFY2(!called.contains(path), qPrintable(path)); // a container is never called
+        }
+      }
+      visit(index);
+    }
+  };
+  visit(model.index(0, 0));
+  QCOMPARE(rows + 1, int(session.model()->modules().size()));
+  QCOMPARE(checked, int(called.size())); // every call_module node is a ticked row
+  QVERIFY(!model.indexOfPath(QStringLiteral("encoders.2.1")).data(ModuleTreeModel::InsideLeafRole).toBool());
+}
+
+// Issue 18.8: leaf toggles are undoable (LeafEdits: Edit ▸ Undo / Redo in the window). Undo and
+// redo select the toggled module and give back the graph of before and after (node counts as in
+// the file comment); a failed trace is undone like any toggle; a new model starts a fresh history.
+void TestPanelsModuleTree::leafTogglesUndoAndRedo() {
+  StudioSession session;
+  ModuleTreeModel model(&session);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:3")));
+  lattice::studio::LeafEdits* edits = lattice::studio::LeafEdits::of(&session);
+  QCOMPARE(lattice::studio::LeafEdits::of(&session), edits); // one per session
+  QVERIFY(!edits->canUndo());
+
+  QVERIFY(model.setData(leafIndex(model, QStringLiteral("blocks.0")), Qt::Checked, Qt::CheckStateRole));
+  QCOMPARE(int(session.graph()->size()), 9);
+  QVERIFY(model.setData(leafIndex(model, QStringLiteral("blocks")), Qt::Checked, Qt::CheckStateRole));
+  QCOMPARE(int(session.graph()->size()), 3);
+  QCOMPARE(edits->count(), 2);
+  QCOMPARE(edits->undoText(), QStringLiteral("Keep blocks as Leaf"));
+
+  session.selectModule(QStringLiteral("blocks.2.1")); // elsewhere
+  edits->undo();
+  QCOMPARE(int(session.graph()->size()), 9);
+  QCOMPARE(session.selectedModule(), QStringLiteral("blocks"));
+  QCOMPARE(checkState(model, QStringLiteral("blocks")), Qt::Unchecked);
+  QVERIFY(!leafIndex(model, QStringLiteral("blocks")).data(ModuleTreeModel::OverriddenRole).toBool());
+  edits->undo();
+  QCOMPARE(int(session.graph()->size()), 11);
+  QCOMPARE(session.selectedModule(), QStringLiteral("blocks.0"));
+  QVERIFY(session.tracer().leafOverrides().empty());
+  QVERIFY(!edits->canUndo());
+  edits->redo();
+  QCOMPARE(int(session.graph()->size()), 9);
+  QCOMPARE(checkState(model, QStringLiteral("blocks.0")), Qt::Checked);
+  edits->redo();
+  QCOMPARE(int(session.graph()->size()), 3);
+  QVERIFY(!edits->canRedo());
+
+  // Setting what is already set adds nothing.
+  edits->set(QStringLiteral("blocks"), true);
+  QCOMPARE(edits->count(), 2);
+
+  // A toggle that fails to trace is undone like the others.
+  edits->undo();
+  edits->undo();
+  QSignalSpy traceFailed(&session, &StudioSession::traceFailed);
+  QVERIFY(model.setData(leafIndex(model, QStringLiteral("blocks.2.0")), Qt::Unchecked, Qt::CheckStateRole));
+  QCOMPARE(traceFailed.count(), 1);
+  QVERIFY(!session.graph());
+  QVERIFY(!edits->canRedo()); // the new change dropped the redo history
+  edits->undo();
+  QVERIFY(session.graph());
+  QCOMPARE(int(session.graph()->size()), 11);
+  QCOMPARE(checkState(model, QStringLiteral("blocks.2.0")), Qt::Checked);
+
+  // Another model: the history is about paths of the old one.
+  QVERIFY(model.setData(leafIndex(model, QStringLiteral("blocks.1")), Qt::Checked, Qt::CheckStateRole));
+  QVERIFY(edits->canUndo());
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:1")));
+  QCOMPARE(edits->count(), 0);
 }
 
 QTEST_MAIN(TestPanelsModuleTree)

@@ -10,24 +10,41 @@
 
 #include "MainWindow.h"
 #include "StudioSession.h"
+#include "artifact/ArtifactDocument.h"
+#include "artifact/ArtifactGraphView.h"
+#include "artifact/ArtifactNodeItem.h"
+#include "artifact/ArtifactView.h"
 #include "artifact/Lowering.h"
+#include "artifact/MlirTextView.h"
+#include "graph/ClusterItem.h"
+#include "graph/GraphScene.h"
+#include "graph/GraphSearchBar.h"
+#include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
+#include "graph/NodeItem.h"
 #include "model/Examples.h"
 #include "panels/ExportDialog.h"
 #include "panels/InterpreterPanel.h"
 #include "panels/MlirPanel.h"
+#include "panels/ModuleTreeModel.h"
+#include "panels/ModuleTreePanel.h"
 #include "panels/Panels.h"
 #include "panels/ValueTableModel.h"
 
 #include "WidgetTestSupport.h"
 
 #include <QAction>
+#include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
@@ -103,6 +120,13 @@ private Q_SLOTS:
   void longRunKeepsTheWindowResponsive();
   void artifactTabHidesModelPanels();
   void artifactOnlyWindow();
+  void valueTableShowsTheLastRowAfterContinue_data();
+  void valueTableShowsTheLastRowAfterContinue();
+  void leafUndoRedoKeepsTheModuleInView();
+  void settingsAreSavedWhenTheyChange();
+  void onlyValidArtifactsBecomeRecent();
+  void openArtifactStartsAtTheLastExport();
+  void findWorksInArtifactTabs();
 
 private:
   QTemporaryDir m_settingsDir;
@@ -362,6 +386,302 @@ void TestPanelsWindow::artifactOnlyWindow() {
   QCOMPARE(window.tabs()->currentIndex(), 0);
   QVERIFY(dock(window, "moduleTreeDock")->isVisible());
   QVERIFY(dock(window, "interpreterDock")->isVisible());
+}
+
+void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue_data() {
+  QTest::addColumn<int>("sliceBudget");
+  QTest::newRow("default slices") << -1;
+  QTest::newRow("one node per slice") << 0;
+}
+
+// Issue 18.8: after Continue stops (a breakpoint, the end) the value table shows the last
+// executed row and the row of the node that runs next, however many rows the run appended.
+void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
+  QFETCH(int, sliceBudget);
+  MainWindow window;
+  QVERIFY(showWithPanels(window));
+  QVERIFY(openAndWait(window, QStringLiteral("example:chain:60"))); // 182 nodes
+  StudioSession* session = window.session();
+  if (sliceBudget >= 0) session->setRunSliceBudget(sliceBudget);
+  auto* interpreter = window.findChild<InterpreterPanel*>();
+  QTableView* table = interpreter->valueView();
+  auto shown = [&](int row) {
+    const QRect cell = table->visualRect(interpreter->valueModel()->index(row, 0));
+    return cell.isValid() && table->viewport()->rect().contains(cell);
+  };
+  QTest::keyClick(&window, Qt::Key_F5);
+  const QString stop = QStringLiteral("blocks_45_1");
+  session->toggleBreakpoint(stop);
+  QTest::keyClick(&window, Qt::Key_F8);
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 30000);
+  QCOMPARE(session->currentNode(), stop);
+  const int last = interpreter->valueModel()->executedRows() - 1;
+  QCOMPARE(last, 1 + 45 * 3);                                      // x, 45 blocks, blocks_45_0
+  QVERIFY(table->viewport()->height() < table->rowHeight(0) * 60); // the rows do not all fit
+  QVERIFY2(shown(last), qPrintable(QStringLiteral("row %1 not shown").arg(last)));
+  QVERIFY(shown(last + 1)); // the current row
+  // To the end.
+  QTest::keyClick(&window, Qt::Key_F8);
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isRunning(), 30000);
+  QCOMPARE(session->interpreterState(), State::Finished);
+  QVERIFY(shown(interpreter->valueModel()->rowCount() - 1));
+}
+
+// Issue 18.8: Edit ▸ Undo (Ctrl+Z) and Redo (Ctrl+Shift+Z) take back and repeat a leaf toggle
+// made in the module tree, and after each re-layout the graph shows the toggled module (its
+// call node as a leaf, its frame when inlined) even when the view was scrolled elsewhere.
+void TestPanelsWindow::leafUndoRedoKeepsTheModuleInView() {
+  MainWindow window;
+  QVERIFY(showWithPanels(window));
+  QVERIFY(openAndWait(window, QStringLiteral("example:chain:40"))); // 122 nodes, every group open
+  StudioSession* session = window.session();
+  lattice::studio::GraphWidget* graph = window.graphWidget();
+  auto* tree = window.findChild<lattice::studio::ModuleTreePanel*>();
+  QVERIFY(tree);
+  QAction* undo = window.action(QStringLiteral("edit.undo"));
+  QAction* redo = window.action(QStringLiteral("edit.redo"));
+  QVERIFY(undo && redo);
+  QVERIFY(!undo->isEnabled());
+  auto inView = [&](QGraphicsItem* item) {
+    lattice::studio::GraphView* view = graph->view();
+    return item &&
+           view->mapToScene(view->viewport()->rect()).boundingRect().intersects(item->sceneBoundingRect());
+  };
+  auto scrollAway = [&] { // to the first node, far from block 30
+    graph->view()->setZoom(1.0);
+    graph->view()->centerOn(graph->scene()->nodeItem(QStringLiteral("x")));
+  };
+  auto relaidOut = [&](const std::function<void()>& act) {
+    QSignalSpy finished(graph, &lattice::studio::GraphWidget::layoutFinished);
+    act();
+    return waitFor([&] { return !finished.isEmpty(); }, 30000);
+  };
+
+  const QModelIndex leaf = tree->model()
+                               ->indexOfPath(QStringLiteral("blocks.30"))
+                               .siblingAtColumn(lattice::studio::ModuleTreeModel::LeafColumn);
+  QVERIFY(relaidOut([&] { tree->model()->setData(leaf, Qt::Checked, Qt::CheckStateRole); }));
+  QCOMPARE(int(session->graph()->size()), 122 - 2); // block 30's three layers are one node
+  QVERIFY(inView(graph->scene()->nodeItem(QStringLiteral("blocks_30"))));
+  QVERIFY(undo->isEnabled());
+  QCOMPARE(undo->text().remove(QLatin1Char('&')), QStringLiteral("Undo Keep blocks.30 as Leaf"));
+
+  scrollAway();
+  QVERIFY(!inView(graph->scene()->nodeItem(QStringLiteral("blocks_30"))));
+  QVERIFY(relaidOut([&] { QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier); }));
+  QCOMPARE(int(session->graph()->size()), 122);
+  QVERIFY(!graph->scene()->nodeItem(QStringLiteral("blocks_30")));
+  QCOMPARE(session->selectedModule(), QStringLiteral("blocks.30"));
+  QVERIFY(inView(graph->scene()->clusterItem(QStringLiteral("blocks.30"))));
+  QVERIFY(inView(graph->scene()->nodeItem(QStringLiteral("blocks_30_1"))));
+  QVERIFY(!undo->isEnabled());
+  QVERIFY(redo->isEnabled());
+
+  scrollAway();
+  QVERIFY(relaidOut([&] { QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier); }));
+  QCOMPARE(int(session->graph()->size()), 120);
+  QVERIFY(inView(graph->scene()->nodeItem(QStringLiteral("blocks_30"))));
+  QCOMPARE(static_cast<Qt::CheckState>(leaf.data(Qt::CheckStateRole).toInt()), Qt::Checked);
+
+  // From an artifact tab, Undo brings the model tab back to show what it changed.
+  window.openArtifact(conformanceArtifact(QStringLiteral("sparse_classifier")));
+  QVERIFY(!window.isModelTabActive());
+  undo->trigger();
+  QVERIFY(window.isModelTabActive());
+  QCOMPARE(int(session->graph()->size()), 122);
+}
+
+// Issue 18.8: every setting is written when it changes, not only when the window closes: the
+// settings file on disk has it at once, and another window (the first never closed) starts
+// with it.
+void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
+  // Read from the file itself (QSettings objects share what they cached in memory).
+  const QString file = QSettings().fileName();
+  auto onDisk = [&](const QString& key) -> QVariant {
+    const QString group = key.section(QLatin1Char('/'), 0, -2);
+    const QString name = key.section(QLatin1Char('/'), -1);
+    QString current;
+    for (const QString& line : QString::fromUtf8(readAll(file)).split(QLatin1Char('\n'))) {
+      if (line.startsWith(QLatin1Char('[')) && line.endsWith(QLatin1Char(']')))
+        current = line.mid(1, line.size() - 2);
+      else if ((current == group || (group.isEmpty() && current == QStringLiteral("General"))) &&
+               line.startsWith(name + QLatin1Char('=')))
+        return line.mid(name.size() + 1);
+    }
+    return {};
+  };
+  auto* window = new MainWindow;
+  QVERIFY(showWithPanels(*window, QSize(1300, 850)));
+  window->action(QStringLiteral("view.minimap"))->trigger();
+  window->action(QStringLiteral("view.legend"))->trigger();
+  window->action(QStringLiteral("view.flat"))->trigger();
+  QCOMPARE(onDisk(QStringLiteral("options/minimap")).toString(), QStringLiteral("false"));
+  QCOMPARE(onDisk(QStringLiteral("options/legend")).toString(), QStringLiteral("false"));
+  QCOMPARE(onDisk(QStringLiteral("options/hierarchical")).toString(), QStringLiteral("false"));
+  const QString model = conformanceDir() + QStringLiteral("/sparse_classifier/model.ltfx");
+  QVERIFY(openAndWait(*window, model));
+  QCOMPARE(onDisk(QStringLiteral("recentFiles")).toString(), model);
+  QCOMPARE(onDisk(QStringLiteral("paths/lastDirectory")).toString(), QFileInfo(model).absolutePath());
+
+  // The window's size and its panels, a moment after they change.
+  window->resize(1100, 700);
+  QTRY_VERIFY_WITH_TIMEOUT(!onDisk(QStringLiteral("window/geometry")).isNull(), 5000);
+  const QByteArray state = onDisk(QStringLiteral("window/state")).toByteArray();
+  dock(*window, "mlirDock")->close();
+  QTRY_VERIFY_WITH_TIMEOUT(onDisk(QStringLiteral("window/state")).toByteArray() != state, 5000);
+
+  {
+    MainWindow second; // the first is still open: nothing came from its closeEvent
+    lattice::studio::installPanels(second);
+    QVERIFY(!second.action(QStringLiteral("view.minimap"))->isChecked());
+    QVERIFY(!second.action(QStringLiteral("view.legend"))->isChecked());
+    QVERIFY(second.action(QStringLiteral("view.flat"))->isChecked());
+    QVERIFY(!second.graphWidget()->isHierarchical());
+    QCOMPARE(second.recentFiles(), QStringList{model});
+    QCOMPARE(second.size(), QSize(1100, 700));
+    second.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&second));
+    QVERIFY(!dock(second, "mlirDock")->isVisible());
+    QVERIFY(dock(second, "moduleTreeDock")->isVisible());
+  }
+  // Clear Recent Files is saved too.
+  QMenu* recent = nullptr;
+  for (QMenu* menu : window->findChildren<QMenu*>())
+    if (menu->title().remove(QLatin1Char('&')) == QStringLiteral("Recent Files")) recent = menu;
+  QVERIFY(recent);
+  recent->actions().constLast()->trigger(); // "Clear Recent Files"
+  const QVariant cleared = onDisk(QStringLiteral("recentFiles"));
+  QVERIFY(!cleared.isNull() && !cleared.toString().contains(model));
+  delete window; // no closeEvent
+}
+
+// Issue 18.8: an artifact that does not validate (or is no artifact at all) is not added to
+// Recent Files; one that validates is.
+void TestPanelsWindow::onlyValidArtifactsBecomeRecent() {
+  MainWindow window;
+  QVERIFY(showWithPanels(window));
+  auto openAndLoad = [&](const QString& path) {
+    window.openArtifact(path);
+    lattice::studio::ArtifactView* view = window.artifactView(path);
+    return view && waitFor([view] { return !view->isLoading() && view->document(); }, 30000);
+  };
+  QTemporaryDir dir;
+  // A copy of a valid artifact whose graph breaks a rule (an unknown op), and a folder of notes.
+  const QString broken = dir.filePath(QStringLiteral("broken.lattice"));
+  QVERIFY(QDir().mkpath(broken));
+  const QString valid = conformanceArtifact(QStringLiteral("sparse_classifier"));
+  QString text = QString::fromUtf8(readAll(valid + QStringLiteral("/graph.mlir")));
+  QVERIFY(text.contains(QStringLiteral("lattice.conv3d")));
+  text.replace(QStringLiteral("lattice.conv3d"), QStringLiteral("lattice.no_such_op"));
+  QFile out(broken + QStringLiteral("/graph.mlir"));
+  QVERIFY(out.open(QIODevice::WriteOnly));
+  out.write(text.toUtf8());
+  out.close();
+  QVERIFY(QFile::copy(valid + QStringLiteral("/weights.safetensors"),
+                      broken + QStringLiteral("/weights.safetensors")));
+  const QString notes = dir.filePath(QStringLiteral("notes"));
+  QVERIFY(QDir().mkpath(notes));
+
+  QVERIFY(openAndLoad(broken));
+  QVERIFY(!window.artifactView(broken)->document()->valid());
+  QVERIFY(openAndLoad(notes));
+  QVERIFY(window.recentFiles().isEmpty());
+  QVERIFY(QSettings().value(QStringLiteral("recentFiles")).toStringList().isEmpty());
+
+  QVERIFY(openAndLoad(valid));
+  QVERIFY(window.artifactView(valid)->document()->valid());
+  QCOMPARE(window.recentFiles(), QStringList{valid});
+  QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{valid});
+}
+
+// Issue 18.8: File ▸ Open Artifact… starts in the folder of the last export, that export
+// selected; after opening another artifact, at that one; in a new window, where the last ended.
+void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
+  QTemporaryDir dir;
+  const QString exported = dir.filePath(QStringLiteral("exports/net.lattice"));
+  QVERIFY(QDir().mkpath(exported));
+  auto dialogStart = [this](MainWindow& window) {
+    std::pair<QString, QStringList> seen;
+    QTimer::singleShot(0, this, [&seen] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog) {
+        qWarning("no file dialog is up");
+        return;
+      }
+      seen = {QDir(dialog->directory()).absolutePath(), dialog->selectedFiles()};
+      dialog->reject();
+    });
+    window.action(QStringLiteral("file.openArtifact"))->trigger();
+    return seen;
+  };
+  const QString other = conformanceArtifact(QStringLiteral("sparse_classifier"));
+  {
+    MainWindow window;
+    QVERIFY(showWithPanels(window));
+    window.session()->recordExport(exported);
+    auto [folder, selected] = dialogStart(window);
+    QCOMPARE(folder, QFileInfo(exported).absolutePath());
+    QCOMPARE(selected, QStringList{QFileInfo(exported).absoluteFilePath()});
+    window.openArtifact(other);
+    QVERIFY(waitFor([&] { return window.artifactView(other)->document() != nullptr; }, 30000));
+    std::tie(folder, selected) = dialogStart(window);
+    QCOMPARE(folder, QFileInfo(other).absolutePath());
+    QCOMPARE(selected, QStringList{QFileInfo(other).absoluteFilePath()});
+    window.session()->recordExport(exported); // a newer export wins again
+    std::tie(folder, selected) = dialogStart(window);
+    QCOMPARE(folder, QFileInfo(exported).absolutePath());
+  }
+  MainWindow next; // remembered from the settings
+  QVERIFY(showWithPanels(next));
+  QCOMPARE(dialogStart(next).first, QFileInfo(exported).absolutePath());
+}
+
+// Issue 18.8: View ▸ Find (Ctrl+F) works on an artifact tab: it opens that tab's Find bar, whose
+// matches are the artifact's ops, and Enter selects them; on the model tab it is the graph's.
+void TestPanelsWindow::findWorksInArtifactTabs() {
+  MainWindow window;
+  QVERIFY(showWithPanels(window));
+  const QString path = conformanceArtifact(QStringLiteral("sparse_classifier"));
+  window.openArtifact(path);
+  lattice::studio::ArtifactView* view = window.artifactView(path);
+  QVERIFY(waitFor([&] { return view->document() && !view->graphView()->isLayoutRunning(); }, 30000));
+  QAction* find = window.action(QStringLiteral("view.find"));
+  QVERIFY(find->isEnabled());
+  QTest::keyClick(&window, Qt::Key_F, Qt::ControlModifier);
+  QVERIFY(view->searchBar()->isVisible());
+  QVERIFY(view->searchBar()->lineEdit()->hasFocus());
+  QVERIFY(!window.graphWidget()->searchBar()->isVisible());
+  // The matches are the op lines of graph.mlir (one op per ` = lattice.` line) that mention
+  // conv3d: the convolution, and the weight whose type and layout name it.
+  const QStringList lines =
+      QString::fromUtf8(readAll(path + QStringLiteral("/graph.mlir"))).split(QLatin1Char('\n'));
+  QList<int> convLines;
+  for (int i = 0; i < lines.size(); ++i)
+    if (lines[i].contains(QStringLiteral(" = lattice.")) && lines[i].contains(QStringLiteral("conv3d")))
+      convLines << i + 1;
+  QVERIFY(convLines.size() >= 2);
+  QTest::keyClicks(view->searchBar()->lineEdit(), QStringLiteral("conv3d"));
+  QCOMPARE(int(view->searchHits().size()), convLines.size());
+  QTest::keyClick(view->searchBar()->lineEdit(), Qt::Key_Return);
+  QVERIFY(view->selectedNode() >= 0);
+  QCOMPARE(view->document()->opGraph->nodes()[std::size_t(view->selectedNode())].firstLine,
+           convLines.front());
+  QCOMPARE(view->mlirView()->highlightedLines(), std::make_pair(convLines.front(), convLines.front()));
+  QTest::keyClick(view->searchBar()->lineEdit(), Qt::Key_Return);
+  QCOMPARE(view->document()->opGraph->nodes()[std::size_t(view->selectedNode())].firstLine, convLines[1]);
+  QTest::keyClick(view->searchBar()->lineEdit(), Qt::Key_Return, Qt::ShiftModifier);
+  QCOMPARE(view->document()->opGraph->nodes()[std::size_t(view->selectedNode())].firstLine,
+           convLines.front());
+  // The matches are marked in the graph.
+  int marked = 0;
+  for (int n = 0; n < int(view->document()->opGraph->nodes().size()); ++n)
+    marked += view->graphView()->nodeItem(n)->isSearchHit() ? 1 : 0;
+  QCOMPARE(marked, convLines.size());
+
+  window.tabs()->setCurrentIndex(0); // the model tab (no model): Find is the graph's
+  QVERIFY(find->isEnabled());
+  find->trigger();
+  QVERIFY(window.graphWidget()->searchBar()->isVisible());
 }
 
 QTEST_MAIN(TestPanelsWindow)

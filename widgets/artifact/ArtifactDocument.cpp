@@ -29,6 +29,11 @@ std::shared_ptr<ArtifactDocument> readArtifactDocument(const QString& path, bool
     doc->artifact = std::move(artifact);
   } else {
     doc->loadError = QString::fromStdString(loaded.message());
+    // When the weights are what failed (truncated, corrupt), the graph alone still shows; the
+    // weights error is among the verifier's diagnostics.
+    if (doc->graphFile != path && QFileInfo(doc->graphFile).isFile())
+      if (Expected<LoadedArtifact> graphOnly = loadArtifact(doc->graphFile.toStdString()))
+        doc->opGraph = std::make_shared<ArtifactOpGraph>(graphOnly->graph);
   }
   QFile file(doc->graphFile);
   if (file.open(QIODevice::ReadOnly)) doc->mlirText = QString::fromUtf8(file.readAll());

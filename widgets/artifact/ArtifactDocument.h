@@ -25,7 +25,8 @@ struct ArtifactDocument {
   /// Null when the artifact could not be read (then `loadError` says why).
   std::shared_ptr<const LoadedArtifact> artifact;
   QString loadError;
-  /// The op graph of the entry function (null without an artifact).
+  /// The op graph of the entry function: null only when graph.mlir cannot be read or parsed
+  /// (an artifact whose weights cannot be read still has it, with `artifact` null).
   std::shared_ptr<const ArtifactOpGraph> opGraph;
   /// graph.mlir as text (empty when unreadable).
   QString mlirText;

@@ -129,6 +129,7 @@ void ArtifactGraphView::clear() {
   m_edgesOfNode.clear();
   m_nodes.clear();
   m_edges.clear();
+  m_searchHits.clear();
   m_scene->clear();
   m_syncing = false;
   m_view->setMinimapVisible(false);
@@ -232,6 +233,7 @@ void ArtifactGraphView::buildSlice(quint64 generation) {
         auto* item = new ArtifactNodeItem(static_cast<int>(i), nodes[i], m_styles[static_cast<int>(i)],
                                           QSizeF(box.width, box.height));
         item->setPos(box.cx, box.cy);
+        if (m_searchHits.contains(static_cast<int>(i))) item->setSearchHit(true);
         m_scene->addItem(item);
         m_nodes.push_back(item);
         continue;
@@ -352,16 +354,32 @@ void ArtifactGraphView::selectNode(int node) {
   m_syncing = false;
   highlightEdges(item ? node : -1);
   if (!item) return;
+  // Shown readable: centred, zoomed in when the view is too far out to read it.
   const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
-  if (!visible.contains(item->sceneBoundingRect()) || m_view->zoom() < 0.3) centerOnNode(node);
+  if (visible.contains(item->sceneBoundingRect()) && m_view->zoom() >= GraphView::readableZoom()) return;
+  m_autoFit = false;
+  ++m_programmaticScroll;
+  m_view->centerOnItem(item);
+  --m_programmaticScroll;
 }
 
 void ArtifactGraphView::centerOnNode(int node) {
   if (ArtifactNodeItem* item = nodeItem(node)) {
     m_autoFit = false;
     ++m_programmaticScroll;
-    m_view->centerOnItem(item);
+    m_view->centerOn(item);
+    Q_EMIT m_view->viewportMoved();
     --m_programmaticScroll;
+  }
+}
+
+void ArtifactGraphView::setSearchHits(const std::vector<int>& nodes) {
+  for (int n : std::as_const(m_searchHits))
+    if (ArtifactNodeItem* item = nodeItem(n)) item->setSearchHit(false);
+  m_searchHits.clear();
+  for (int n : nodes) {
+    m_searchHits.insert(n);
+    if (ArtifactNodeItem* item = nodeItem(n)) item->setSearchHit(true);
   }
 }
 

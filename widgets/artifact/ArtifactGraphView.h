@@ -14,6 +14,7 @@
 #include "artifact/ArtifactStyle.h"
 
 #include <QHash>
+#include <QSet>
 #include <QVector>
 #include <QWidget>
 
@@ -65,11 +66,14 @@ public:
   static constexpr int largeGraphNodes() { return 5000; }
   /// Lays out with the layered fallback even below the Graphviz limit (tests).
   void setForceLayered(bool force) { m_forceLayered = force; }
+  /// Marks the Find matches (node positions; replaces the previous ones, also for boxes built
+  /// later).
+  void setSearchHits(const std::vector<int>& nodes);
 
 public Q_SLOTS:
   /// Selects `node` (-1 clears) and brings it into view without emitting nodeSelected.
   void selectNode(int node);
-  /// Centres the view on `node` without changing the selection.
+  /// Centres the view on `node` without changing the selection or the zoom.
   void centerOnNode(int node);
   void fitToView();
 
@@ -111,6 +115,7 @@ private:
   QVector<EdgeItem*> m_edges;
   QHash<int, QVector<EdgeItem*>> m_edgesOfNode;
   QVector<EdgeItem*> m_highlighted;
+  QSet<int> m_searchHits;
   std::shared_ptr<Job> m_job;
   quint64 m_generation = 0;
   bool m_running = false;  ///< laying out or building the scene

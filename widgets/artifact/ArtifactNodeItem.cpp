@@ -74,8 +74,14 @@ QRectF ArtifactNodeItem::box() const {
   return QRectF(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
 }
 
+void ArtifactNodeItem::setSearchHit(bool hit) {
+  if (hit == m_searchHit) return;
+  m_searchHit = hit;
+  update();
+}
+
 QRectF ArtifactNodeItem::boundingRect() const {
-  return box().adjusted(-4, -4, 4, 4);
+  return box().adjusted(-6, -6, 6, 6); // the search halo reaches 5 beyond the box
 }
 
 QPainterPath ArtifactNodeItem::shape() const {
@@ -88,10 +94,16 @@ void ArtifactNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
   const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
   const QRectF r = box();
   if (lod < 0.15 && !isSelected()) { // a few pixels: a plain block in the border colour
-    painter->fillRect(r, m_style.border);
+    painter->fillRect(m_searchHit ? r.adjusted(-5, -5, 5, 5) : r,
+                      m_searchHit ? palette::searchHit() : m_style.border);
     return;
   }
   painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+  if (m_searchHit) {
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(palette::searchHit());
+    painter->drawRoundedRect(r.adjusted(-5, -5, 5, 5), kRadius + 4, kRadius + 4);
+  }
   QPen border(m_style.border, 1.2);
   border.setCosmetic(lod < 1.0);
   if (m_style.dashed) border.setStyle(Qt::DashLine);

@@ -29,6 +29,9 @@ public:
   const QString& subtitle() const { return m_subtitle; }
   const ArtifactNodeStyle& style() const { return m_style; }
   void setStyle(const ArtifactNodeStyle& style);
+  /// A Find match: painted with the model graph's search halo.
+  void setSearchHit(bool hit);
+  bool isSearchHit() const { return m_searchHit; }
 
   /// Advances of the label fonts, taken on the UI thread so that workers can size thousands of
   /// boxes without touching fonts: per ASCII character, and a fallback (the widest) for others.
@@ -53,6 +56,7 @@ private:
   QString m_title;
   QString m_subtitle;
   bool m_returned;
+  bool m_searchHit = false;
   ArtifactNodeStyle m_style;
   QSizeF m_size;
 };

@@ -169,6 +169,20 @@ std::vector<int> ArtifactOpGraph::consumers(int node) const {
   return out;
 }
 
+std::vector<int> ArtifactOpGraph::search(const QString& text) const {
+  std::vector<int> hits;
+  const QString needle = text.trimmed();
+  if (needle.isEmpty()) return hits;
+  for (std::size_t n = 0; n < m_nodes.size(); ++n) {
+    const OpGraphNode& node = m_nodes[n];
+    if (node.title.contains(needle, Qt::CaseInsensitive) ||
+        node.subtitle.contains(needle, Qt::CaseInsensitive) ||
+        node.tooltip.contains(needle, Qt::CaseInsensitive))
+      hits.push_back(static_cast<int>(n));
+  }
+  return hits;
+}
+
 int ArtifactOpGraph::nodeOfStorageKey(const std::string& key) const {
   auto it = std::lower_bound(m_storageKeys.begin(), m_storageKeys.end(), std::make_pair(key, INT32_MIN));
   return it != m_storageKeys.end() && it->first == key ? it->second : -1;

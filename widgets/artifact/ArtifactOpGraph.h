@@ -70,6 +70,10 @@ public:
   /// The ops' storage keys: the `storage_key` attribute of `lattice.weight` ops; the node of
   /// the weight op with `key`, or -1.
   int nodeOfStorageKey(const std::string& key) const;
+  /// Find (Ctrl+F in an artifact tab): the nodes whose title, subtitle or tooltip (op name, SSA
+  /// names, result types, attributes and their values) contain `text`, ignoring case, in node
+  /// order; none for blank text.
+  std::vector<int> search(const QString& text) const;
 
 private:
   std::vector<OpGraphNode> m_nodes;

@@ -9,6 +9,8 @@
 #include "artifact/MlirTextView.h"
 #include "artifact/WeightsTableModel.h"
 #include "diff/ArtifactDiff.h"
+#include "graph/GraphSearchBar.h"
+#include "graph/GraphView.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -51,9 +53,13 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   for (OpCategory c : legendCategories())
     entries << categoryStyle(c);
   m_legend->setEntries(entries);
+  m_searchBar = new GraphSearchBar(graphSide);
+  m_searchBar->setPlaceholderText(tr("op, SSA value, type or attribute"));
+  m_searchBar->hide();
   auto* graphLayout = new QVBoxLayout(graphSide);
   graphLayout->setContentsMargins(0, 0, 0, 0);
   graphLayout->setSpacing(2);
+  graphLayout->addWidget(m_searchBar);
   graphLayout->addWidget(m_graph, 1);
   graphLayout->addWidget(m_legend);
 
@@ -95,7 +101,47 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   connect(m_weightsTable, &QAbstractItemView::clicked, this, &ArtifactView::onWeightActivated);
   connect(m_diagnosticsTable, &QAbstractItemView::activated, this, &ArtifactView::onDiagnosticActivated);
   connect(m_diagnosticsTable, &QAbstractItemView::clicked, this, &ArtifactView::onDiagnosticActivated);
+  connect(m_searchBar, &GraphSearchBar::textEdited, this, &ArtifactView::setSearchText);
+  connect(m_searchBar, &GraphSearchBar::nextRequested, this, &ArtifactView::findNext);
+  connect(m_searchBar, &GraphSearchBar::previousRequested, this, &ArtifactView::findPrevious);
+  connect(m_searchBar, &GraphSearchBar::closed, this, [this] {
+    m_searchText.clear();
+    m_hits.clear();
+    m_hitIndex = -1;
+    m_graph->setSearchHits({});
+    m_graph->view()->setFocus();
+  });
   updateHeader();
+}
+
+void ArtifactView::showSearch() {
+  m_searchBar->activate();
+  setSearchText(m_searchBar->text());
+}
+
+void ArtifactView::setSearchText(const QString& text) {
+  m_searchText = text;
+  const ArtifactOpGraph* graph = m_document ? m_document->opGraph.get() : nullptr;
+  m_hits = graph ? graph->search(text) : std::vector<int>();
+  m_hitIndex = -1;
+  m_graph->setSearchHits(m_hits);
+  m_searchBar->setResult(m_hitIndex, static_cast<int>(m_hits.size()));
+}
+
+void ArtifactView::findNext() {
+  if (m_hits.empty()) return;
+  const int count = static_cast<int>(m_hits.size());
+  m_hitIndex = (m_hitIndex + 1) % count;
+  m_searchBar->setResult(m_hitIndex, count);
+  selectNode(m_hits[static_cast<std::size_t>(m_hitIndex)]);
+}
+
+void ArtifactView::findPrevious() {
+  if (m_hits.empty()) return;
+  const int count = static_cast<int>(m_hits.size());
+  m_hitIndex = (m_hitIndex - 1 + count) % count;
+  m_searchBar->setResult(m_hitIndex, count);
+  selectNode(m_hits[static_cast<std::size_t>(m_hitIndex)]);
 }
 
 ArtifactView::~ArtifactView() {
@@ -154,6 +200,7 @@ void ArtifactView::applyDocument(quint64 generation, std::shared_ptr<ArtifactDoc
     m_graph->clear();
   }
   m_syncing = false;
+  if (!m_searchText.isEmpty()) setSearchText(m_searchText); // a reload: find again
   updateHeader();
   Q_EMIT documentLoaded();
 }

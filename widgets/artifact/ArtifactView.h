@@ -4,12 +4,14 @@
 /// and the verifier's diagnostics. Everything is read on a worker thread; selection is shared:
 /// selecting an op highlights its MLIR lines (and its weight rows), putting the cursor on a line
 /// selects the op written there, and activating a diagnostic or a weight row selects its op.
+/// Ctrl+F finds ops by name, SSA value, type or attribute.
 
 #include "artifact/ArtifactDocument.h"
 
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QLabel;
 class QSortFilterProxyModel;
@@ -21,6 +23,7 @@ namespace lattice::studio {
 
 class ArtifactDiagnosticsModel;
 class ArtifactGraphView;
+class GraphSearchBar;
 class ArtifactLegend;
 class MlirTextView;
 class WeightsTableModel;
@@ -54,9 +57,22 @@ public:
   /// The selected op-graph node (-1 for none).
   int selectedNode() const { return m_selected; }
 
+  /// Find (Ctrl+F): the bar above the op graph, the matching nodes of the current text
+  /// (ArtifactOpGraph::search, node order) and the one last moved to (-1).
+  GraphSearchBar* searchBar() const { return m_searchBar; }
+  const std::vector<int>& searchHits() const { return m_hits; }
+  int searchIndex() const { return m_hitIndex; }
+
 public Q_SLOTS:
   /// Selects node `node` everywhere (graph, MLIR lines, weight rows); -1 clears.
   void selectNode(int node);
+  /// Shows the Find bar (View ▸ Find, Ctrl+F) with its text selected.
+  void showSearch();
+  /// Marks the nodes matching `text` in the graph (no selection change).
+  void setSearchText(const QString& text);
+  /// Selects the next / previous match everywhere (graph, MLIR lines), readable and centred.
+  void findNext();
+  void findPrevious();
 
 Q_SIGNALS:
   void documentLoaded();
@@ -81,6 +97,10 @@ private:
   QSplitter* m_split;
   QSplitter* m_sideSplit;
   ArtifactGraphView* m_graph;
+  GraphSearchBar* m_searchBar;
+  QString m_searchText; ///< the text searched last (found again after a reload)
+  std::vector<int> m_hits;
+  int m_hitIndex = -1;
   ArtifactLegend* m_legend;
   MlirTextView* m_mlir;
   QTabWidget* m_tabs;

@@ -67,6 +67,10 @@ void GraphSearchBar::setResult(int index, int count) {
   m_next->setEnabled(count > 0);
 }
 
+void GraphSearchBar::setPlaceholderText(const QString& text) {
+  m_edit->setPlaceholderText(text);
+}
+
 void GraphSearchBar::activate() {
   show();
   m_edit->setFocus(Qt::ShortcutFocusReason);

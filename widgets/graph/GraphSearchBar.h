@@ -21,6 +21,9 @@ public:
   void setResult(int index, int count);
   /// Shows the bar and selects its text.
   void activate();
+  /// The hint shown in the empty field (what is searched).
+  void setPlaceholderText(const QString& text);
+  QLineEdit* lineEdit() const { return m_edit; }
 
 Q_SIGNALS:
   void textEdited(const QString& text);

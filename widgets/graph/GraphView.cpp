@@ -5,6 +5,7 @@
 
 #include "graph/GraphLegend.h"
 #include "graph/GraphMinimap.h"
+#include "graph/NodeFonts.h"
 #include "graph/NodeStyle.h"
 
 #include <QGraphicsItem>
@@ -42,6 +43,11 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
 
 qreal GraphView::zoom() const {
   return transform().m11();
+}
+
+qreal GraphView::readableZoom() {
+  static const qreal readable = qMin(1.0, kReadablePointSize / nodeTitleFont().pointSizeF());
+  return readable;
 }
 
 void GraphView::scaleBy(qreal factor) {
@@ -88,7 +94,19 @@ void GraphView::fitToView() {
 
 void GraphView::centerOnItem(QGraphicsItem* item) {
   if (!item) return;
-  if (zoom() < 0.55) setZoom(0.9);
+  if (zoom() < readableZoom()) setZoom(readableZoom());
+  centerOn(item);
+  Q_EMIT viewportMoved();
+}
+
+void GraphView::followItem(QGraphicsItem* item) {
+  if (!item) return;
+  if (zoom() < readableZoom()) {
+    centerOnItem(item);
+    return;
+  }
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  if (visible.contains(item->sceneBoundingRect())) return;
   centerOn(item);
   Q_EMIT viewportMoved();
 }

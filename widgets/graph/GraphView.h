@@ -20,6 +20,11 @@ public:
 
   /// Current scale factor (1 = 100%).
   qreal zoom() const;
+  /// The smallest zoom at which node text is readable: a node's name line (NodeFonts, 9 pt
+  /// bold) paints at kReadablePointSize (8 pt) or larger, its second line (8 pt) at 7.1 pt.
+  static qreal readableZoom();
+  /// The on-screen size that readableZoom() guarantees for the name line.
+  static constexpr qreal kReadablePointSize = 8.0;
   GraphMinimap* minimap() const { return m_minimap; }
   GraphLegend* legend() const { return m_legend; }
 
@@ -30,8 +35,13 @@ public Q_SLOTS:
   void setZoom(qreal factor);
   /// Fits the whole scene (never enlarging beyond 100%).
   void fitToView();
-  /// Brings `item` into view; zooms in when the current zoom would leave it unreadable.
+  /// Centres `item`, first zooming in to readableZoom() when the view is further out (a closer
+  /// zoom is kept).
   void centerOnItem(QGraphicsItem* item);
+  /// Keeps `item` in view while following it (the interpreter's current node): zooms in to
+  /// readableZoom() when further out and centres it, else centres it only when it is not
+  /// wholly visible. A closer zoom is never changed.
+  void followItem(QGraphicsItem* item);
   void setMinimapVisible(bool visible);
   void setLegendVisible(bool visible);
 

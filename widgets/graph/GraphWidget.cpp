@@ -6,6 +6,7 @@
 #include "graph/GraphWidget.h"
 
 #include "StudioSession.h"
+#include "ValueText.h"
 #include "graph/ClusterItem.h"
 #include "graph/GraphMinimap.h"
 #include "graph/GraphScene.h"
@@ -15,11 +16,13 @@
 
 #include <QElapsedTimer>
 #include <QFrame>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QLoggingCategory>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 namespace lattice::studio {
@@ -39,6 +42,7 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
     : QWidget(parent), m_session(session), m_view(new GraphView(this)), m_scene(new GraphScene(this)),
       m_controller(new LayoutController(this)), m_searchBar(new GraphSearchBar(this)) {
   m_view->setScene(m_scene);
+  m_view->viewport()->installEventFilter(this); // tooltips with the interpreter's values
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -100,9 +104,9 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::breakpointsChanged, this,
           [this] { m_scene->setBreakpoints(m_session->breakpoints()); });
   for (auto signal : {&StudioSession::interpreterReset, &StudioSession::interpreterFinished})
-    connect(session, signal, this, &GraphWidget::updateInterpreterState);
-  connect(session, &StudioSession::interpreterStepped, this, &GraphWidget::updateInterpreterState);
-  connect(session, &StudioSession::interpreterFailed, this, &GraphWidget::updateInterpreterState);
+    connect(session, signal, this, [this] { updateInterpreterState(true); });
+  connect(session, &StudioSession::interpreterStepped, this, [this] { updateInterpreterState(true); });
+  connect(session, &StudioSession::interpreterFailed, this, [this] { updateInterpreterState(true); });
 
   // Layout results.
   connect(m_controller, &LayoutController::layoutStarted, this, [this] {
@@ -115,8 +119,17 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(m_controller, &LayoutController::layoutFailed, this, [this](quint64, const QString& message) {
     m_busy = Busy::None;
     updateOverlay();
-    showMessage(tr("Layout failed:\n%1").arg(message));
     Q_EMIT layoutFailed(message);
+    if (!m_hierarchical) {
+      // The flat view was refused (more nodes than one Graphviz call takes): back to module
+      // groups, and say so, rather than a message over an empty view.
+      m_hierarchical = true;
+      Q_EMIT hierarchicalChanged(true);
+      Q_EMIT flatViewRefused(message);
+      relayout();
+      return;
+    }
+    showMessage(tr("Layout failed:\n%1").arg(message));
   });
   connect(m_controller, &LayoutController::layoutCancelled, this, [this] {
     m_busy = Busy::None;
@@ -148,6 +161,30 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
 
 GraphWidget::~GraphWidget() = default;
 
+QString GraphWidget::toolTipFor(const NodeItem* item) const {
+  if (!item) return {};
+  QString tip = item->toolTip();
+  if (item->isGroup()) return tip;
+  // Once the node ran, its value as the value table reads it.
+  const PreparedLowering* lowering = m_session->lowering();
+  if (!lowering || !lowering->interpreter || !lowering->graph) return tip;
+  const fx::Node* node = lowering->graph->findNode(item->key().toStdString());
+  const fx::Value* value = node ? lowering->interpreter->valueOf(node) : nullptr;
+  if (!value) return tip;
+  return tip + QStringLiteral("\n\n") + valueToolTip(summarizeValue(*value));
+}
+
+bool GraphWidget::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view->viewport() && event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    if (auto* item = qgraphicsitem_cast<NodeItem*>(m_view->itemAt(help->pos()))) {
+      QToolTip::showText(help->globalPos(), toolTipFor(item), m_view->viewport());
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 bool GraphWidget::isLayoutRunning() const {
   return m_controller->isRunning();
 }
@@ -170,6 +207,8 @@ void GraphWidget::onGraphChanged() {
     m_freshModel = true;
   }
   m_navAlternatives.clear();
+  // A re-trace (a leaf toggled, undone or redone) keeps the selected module in view once laid out.
+  m_anchorModule = !m_freshModel && m_session->hasModuleSelection() ? m_session->selectedModule() : QString();
   if (!m_searchBar->text().isEmpty()) setSearchText(m_searchBar->text());
   relayout();
 }
@@ -178,7 +217,7 @@ void GraphWidget::onTraceFailed(const QString& message) {
   m_grouping.reset();
   m_scene->clearGraph();
   m_view->minimap()->invalidate();
-  showMessage(tr("Tracing failed:\n%1\n\nUndo the last leaf change in the module tree.").arg(message));
+  showMessage(tr("Tracing failed:\n%1\n\nUndo the last leaf change with Edit ▸ Undo (Ctrl+Z).").arg(message));
 }
 
 void GraphWidget::relayout() {
@@ -197,6 +236,7 @@ void GraphWidget::relayout() {
 void GraphWidget::setHierarchical(bool hierarchical) {
   if (hierarchical == m_hierarchical) return;
   m_hierarchical = hierarchical;
+  Q_EMIT hierarchicalChanged(hierarchical);
   m_freshModel = true; // a different picture: frame it anew
   relayout();
 }
@@ -228,7 +268,7 @@ void GraphWidget::onLayoutFinished(quint64, std::shared_ptr<const ViewLayout> la
   m_syncing = false;
   m_scene->setBreakpoints(m_session->breakpoints());
   m_scene->setSearchHits(m_searchBar->isVisible() ? m_hits : QStringList());
-  updateInterpreterState();
+  updateInterpreterState(false); // the states only: a re-layout keeps the user's view
   if (NodeItem* selected = m_scene->nodeItem(m_session->selectedNode())) selectItem(selected);
 
   if (m_freshModel) {
@@ -246,8 +286,11 @@ void GraphWidget::onLayoutFinished(quint64, std::shared_ptr<const ViewLayout> la
       else
         m_view->centerOn(QPointF(r.center().x(), r.top() + visible.height() / 2 - 20));
     }
+  } else if (!m_anchorModule.isEmpty()) {
+    showModule(m_anchorModule);
   }
   m_anchorGroup.clear();
+  m_anchorModule.clear();
   if (!m_pendingReveal.isEmpty()) {
     const QString name = m_pendingReveal;
     m_pendingReveal.clear();
@@ -367,6 +410,10 @@ void GraphWidget::onSessionSelection(const QString& nodeName) {
 
 void GraphWidget::onSessionModuleSelection(const QString& modulePath) {
   if (m_syncing || modulePath.isEmpty()) return;
+  showModule(modulePath);
+}
+
+void GraphWidget::showModule(const QString& modulePath) {
   // A collapsed group box is selected; an expanded group's frame is brought into view.
   if (NodeItem* box = m_scene->groupItem(modulePath)) {
     selectItem(box);
@@ -420,16 +467,15 @@ void GraphWidget::onItemClicked(QGraphicsItem* item) {
 
 // --- interpreter -----------------------------------------------------------------------------
 
-void GraphWidget::updateInterpreterState() {
+void GraphWidget::updateInterpreterState(bool follow) {
   const bool failed = m_session->interpreterState() == StudioSession::InterpreterState::Failed;
   const QString current = m_session->currentNode();
   m_scene->setInterpreterState(current, m_session->executedNodes(),
                                failed ? m_session->failedNode() : QString());
-  // Follow execution: keep the next node (or the failure) on screen without changing the zoom.
-  NodeItem* item = m_scene->itemForNode(failed ? m_session->failedNode() : current);
-  if (!item) return;
-  const QRectF visible = m_view->mapToScene(m_view->viewport()->rect()).boundingRect();
-  if (!visible.contains(item->sceneBoundingRect())) m_view->centerOn(item);
+  if (!follow) return;
+  // Follow execution: keep the next node (or the failure) on screen, readable (zoomed in when
+  // the view is further out; a closer zoom stays).
+  m_view->followItem(m_scene->itemForNode(failed ? m_session->failedNode() : current));
 }
 
 // --- search and navigation -------------------------------------------------------------------

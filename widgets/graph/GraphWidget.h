@@ -57,8 +57,14 @@ public:
   /// Writes the whole graph as PNG or SVG (by the suffix of `path`); false with a message.
   bool exportImage(const QString& path, QString* error) const;
 
+  /// The tooltip of a box: its name and type and, once the node ran, its value as the value
+  /// table reads it (valueToolTip).
+  QString toolTipFor(const NodeItem* item) const;
+
 public Q_SLOTS:
-  /// Hierarchical (module groups, the default) or flat (every node in one layout).
+  /// Hierarchical (module groups, the default) or flat (every node in one layout). A flat view
+  /// the layout refuses (more than LayoutController::maxNodesPerLayout() nodes) falls back to
+  /// hierarchical with hierarchicalChanged(true) and flatViewRefused.
   void setHierarchical(bool hierarchical);
   void showSearch();
   void setSearchText(const QString& text);
@@ -80,9 +86,15 @@ Q_SIGNALS:
   void layoutFinished();
   void layoutFailed(const QString& message);
   void layoutCancelled();
+  /// The layout mode changed: by setHierarchical, or back to hierarchical when the flat view
+  /// was refused.
+  void hierarchicalChanged(bool hierarchical);
+  /// The flat view was refused (`message` says why); the view went back to module groups.
+  void flatViewRefused(const QString& message);
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
   void onGraphChanged();
@@ -93,12 +105,17 @@ private:
   void onSessionModuleSelection(const QString& modulePath);
   void onItemActivated(QGraphicsItem* item);
   void onItemClicked(QGraphicsItem* item);
-  void updateInterpreterState();
+  /// Paints the interpreter's states on the boxes; with `follow`, keeps the current (or failed)
+  /// node in view at a readable zoom (GraphView::followItem).
+  void updateInterpreterState(bool follow);
   void updateOverlay();
   /// Selects `item` (or clears) without echoing to the session.
   void selectItem(NodeItem* item);
   /// Shows FX node `name`: selects and centres its box, expanding groups hiding it.
   void revealNode(const QString& name);
+  /// Brings module `modulePath` into view: its collapsed box (selected), its expanded frame, or
+  /// the call_module node of a leaf.
+  void showModule(const QString& modulePath);
   void initialView();
   void showMessage(const QString& text);
   void placeOverlay();
@@ -126,6 +143,7 @@ private:
   bool m_freshModel = false;
   QString m_pendingReveal;
   QString m_anchorGroup;
+  QString m_anchorModule; ///< the module to show after the re-layout of a re-trace
   bool m_syncing = false;
 
   QStringList m_hits;

@@ -1,11 +1,13 @@
 // ExportDialog: the form (built here), option assembly and persistence, and the hand-off to
-// ExportJob; the summary page. It does not lower or write anything itself, and it does not
-// change the session's export options (the interpreter keeps running on its own).
+// ExportJob; the summary page. It does not lower or write anything itself. The inputs are the
+// session's one list (an InputSpecEditor, shared with the interpreter and remembered per model
+// by the session); the other options are the dialog's own, remembered per model here.
 
 #include "panels/ExportDialog.h"
 
 #include "StudioSession.h"
 #include "panels/ExportJob.h"
+#include "panels/InputSpecEditor.h"
 #include "panels/InputSpecModel.h"
 
 #include <QCheckBox>
@@ -28,7 +30,6 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 #include <QStandardItemModel>
-#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -44,59 +45,6 @@ namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
-}
-
-/// Combo boxes for the input table's choice columns; line edits elsewhere.
-class InputSpecDelegate : public QStyledItemDelegate {
-public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
-                        const QModelIndex& index) const override {
-    const QStringList choices = InputSpecModel::choices(index.column());
-    if (choices.isEmpty()) return QStyledItemDelegate::createEditor(parent, option, index);
-    auto* box = new QComboBox(parent);
-    box->addItems(choices);
-    return box;
-  }
-  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
-    if (auto* box = qobject_cast<QComboBox*>(editor))
-      box->setCurrentText(index.data(Qt::EditRole).toString());
-    else
-      QStyledItemDelegate::setEditorData(editor, index);
-  }
-  void setModelData(QWidget* editor, QAbstractItemModel* model, const QModelIndex& index) const override {
-    if (auto* box = qobject_cast<QComboBox*>(editor))
-      model->setData(index, box->currentText());
-    else
-      QStyledItemDelegate::setModelData(editor, model, index);
-  }
-};
-
-/// InputSpec ↔ QVariantMap, for QSettings.
-QVariantMap specToMap(const InputSpec& spec) {
-  QVariantMap m;
-  m[QStringLiteral("name")] = qs(spec.name);
-  m[QStringLiteral("kind")] =
-      spec.kind == InputSpec::Kind::Sparse ? QStringLiteral("sparse") : QStringLiteral("dense");
-  m[QStringLiteral("dtype")] = qs(spec.dtype);
-  m[QStringLiteral("channels")] = spec.channels ? QVariant(qlonglong(*spec.channels)) : QVariant();
-  m[QStringLiteral("stride")] = strideText(spec.stride);
-  m[QStringLiteral("type")] = qs(spec.type);
-  return m;
-}
-
-InputSpec specFromMap(const QVariantMap& m) {
-  InputSpec spec;
-  spec.name = m.value(QStringLiteral("name")).toString().toStdString();
-  spec.kind = m.value(QStringLiteral("kind")).toString() == QStringLiteral("dense") ? InputSpec::Kind::Dense
-                                                                                    : InputSpec::Kind::Sparse;
-  spec.dtype = m.value(QStringLiteral("dtype")).toString().toStdString();
-  const QVariant channels = m.value(QStringLiteral("channels"));
-  if (channels.isValid() && !channels.isNull() && channels.toLongLong() > 0)
-    spec.channels = channels.toLongLong();
-  parseStride(m.value(QStringLiteral("stride")).toString(), spec.stride);
-  spec.type = m.value(QStringLiteral("type")).toString().toStdString();
-  return spec;
 }
 
 /// A default artifact directory name for a model reference ("example:chain:3" → "chain_3.lattice").
@@ -122,7 +70,8 @@ QString humanBytes(qint64 bytes) {
 } // namespace
 
 ExportDialog::ExportDialog(StudioSession* session, QWidget* parent)
-    : QDialog(parent), m_session(session), m_inputs(new InputSpecModel(this)), m_job(new ExportJob(this)) {
+    : QDialog(parent), m_session(session), m_inputEditor(new InputSpecEditor(session, this)),
+      m_inputs(m_inputEditor->model()), m_job(new ExportJob(this)) {
   setObjectName(QStringLiteral("exportDialog"));
   setWindowTitle(QStringLiteral("Export Lattice Artifact"));
   buildUi();
@@ -146,15 +95,14 @@ void ExportDialog::buildUi() {
   model->setText(QStringLiteral("Model: <b>%1</b>").arg(m_session->modelReference().toHtmlEscaped()));
   formLayout->addWidget(model);
 
-  formLayout->addWidget(new QLabel(QStringLiteral("Inputs (the forward signature's order):"), form));
-  m_inputView = new QTableView(form);
-  m_inputView->setModel(m_inputs);
-  m_inputView->setItemDelegate(new InputSpecDelegate(m_inputView));
-  m_inputView->verticalHeader()->setVisible(false);
-  m_inputView->horizontalHeader()->setStretchLastSection(true);
-  m_inputView->setEditTriggers(QAbstractItemView::AllEditTriggers);
-  m_inputView->setMinimumHeight(110);
-  formLayout->addWidget(m_inputView, 1);
+  auto* inputsLabel = new QLabel(QStringLiteral("Inputs (the forward signature's order; shared with the "
+                                                "interpreter, remembered for this model):"),
+                                 form);
+  inputsLabel->setWordWrap(true);
+  formLayout->addWidget(inputsLabel);
+  m_inputEditor->setParent(form);
+  m_inputView = m_inputEditor->view();
+  formLayout->addWidget(m_inputEditor, 1);
 
   auto* options = new QFormLayout();
   m_batch = new QSpinBox(form);
@@ -255,8 +203,7 @@ void ExportDialog::loadDefaults() {
   m_archiveQuantizes = hints.quantizeBits.has_value();
   m_archiveHasBatch = hints.batchSize.has_value();
 
-  m_inputs->setSpecs(current.inputs ? *current.inputs
-                                    : (model ? model->exampleInputs : std::vector<InputSpec>{}));
+  // The inputs are the session's (m_inputs follows them).
   // ExportOptions can only add to the archive's hints, not remove them: "none" is offered only
   // when the archive has no batch size / no quantization.
   m_batch->setMinimum(m_archiveHasBatch ? 0 : -1);
@@ -296,13 +243,6 @@ void ExportDialog::loadSettings() {
   settings.beginGroup(settingsKey());
   if (settings.value(QStringLiteral("reference")).toString() == m_session->modelReference()) {
     target = settings.value(QStringLiteral("directory"), target).toString();
-    const QVariantList inputs = settings.value(QStringLiteral("inputs")).toList();
-    if (!inputs.isEmpty() && static_cast<std::size_t>(inputs.size()) == m_inputs->specs().size()) {
-      std::vector<InputSpec> specs;
-      for (const QVariant& v : inputs)
-        specs.push_back(specFromMap(v.toMap()));
-      m_inputs->setSpecs(std::move(specs));
-    }
     const QVariant batch = settings.value(QStringLiteral("batchSize"));
     if (batch.isValid())
       setBatchSize(batch.toLongLong() < 0 ? std::nullopt : std::optional<int64_t>(batch.toLongLong()));
@@ -326,10 +266,7 @@ void ExportDialog::saveSettings() const {
   settings.beginGroup(settingsKey());
   settings.setValue(QStringLiteral("reference"), m_session->modelReference());
   settings.setValue(QStringLiteral("directory"), target);
-  QVariantList inputs;
-  for (const InputSpec& spec : m_inputs->specs())
-    inputs << specToMap(spec);
-  settings.setValue(QStringLiteral("inputs"), inputs);
+  settings.remove(QStringLiteral("inputs")); // the session remembers them now (inputSettingsGroup)
   settings.setValue(QStringLiteral("batchSize"), m_batch->value());
   settings.setValue(QStringLiteral("inputDtype"), m_inputDtype->currentData().toString());
   settings.setValue(QStringLiteral("quantizeBits"), m_quantize->currentData().toInt());
@@ -380,7 +317,9 @@ void ExportDialog::setValidate(bool validate) {
 
 Expected<ExportOptions> ExportDialog::exportOptions() const {
   ExportOptions o;
-  if (m_inputs->specs().empty()) return makeError("the model has no inputs to export");
+  if (m_inputs->specs().empty())
+    return makeError("the model has no example inputs: add one row per forward input in the Inputs table "
+                     "(Add Input)");
   o.inputs = m_inputs->specs();
   if (m_batch->value() >= 0) o.batchSize = m_batch->value();
   const QString dtype = m_inputDtype->currentData().toString();

@@ -1,11 +1,12 @@
 #pragma once
 /// \file ExportDialog: File ▸ Export Artifact… (issue #4 item 6). It starts from the archive's
-/// input ABI and lowering hints (or the options last used for this model, kept in QSettings),
-/// lets the user edit them (per input: sparse/dense, dtype, channels, stride or tensor type;
-/// batch size; input dtype; output names; quantization none/int8/int4 with group size and scale
-/// dtype; the target directory), then runs saveLatticeModelArtifact on a worker thread with a
-/// cancellable progress dialog. Cancelling leaves no partial artifact (the previous one stays).
-/// At the end a summary page offers "Open Artifact".
+/// lowering hints (or the options last used for this model, kept in QSettings), lets the user
+/// edit them (batch size; input dtype; output names; quantization none/int8/int4 with group size
+/// and scale dtype; the target directory) and the inputs (an InputSpecEditor over the session's
+/// one input list, which the interpreter uses too: add, remove, reorder; per input sparse/dense,
+/// dtype, channels, stride or tensor type; issue 18 item 5), then runs saveLatticeModelArtifact
+/// on a worker thread with a cancellable progress dialog. Cancelling leaves no partial artifact
+/// (the previous one stays). At the end a summary page offers "Open Artifact".
 ///
 /// Everything the buttons do is reachable programmatically (setters, startExport(),
 /// cancelExport()), so tests and automation drive the dialog without clicking.
@@ -30,6 +31,7 @@ class QTableView;
 namespace lattice::studio {
 
 class ExportJob;
+class InputSpecEditor;
 class InputSpecModel;
 class StudioSession;
 
@@ -40,7 +42,9 @@ public:
   explicit ExportDialog(StudioSession* session, QWidget* parent = nullptr);
   ~ExportDialog() override;
 
+  /// The session's inputs (edits apply to the session at once).
   InputSpecModel* inputModel() const { return m_inputs; }
+  InputSpecEditor* inputEditor() const { return m_inputEditor; }
   ExportJob* job() const { return m_job; }
 
   QString targetDirectory() const;
@@ -95,6 +99,7 @@ private:
   bool confirmDeletion(const QString& target, const std::vector<std::string>& entries);
 
   StudioSession* m_session;
+  InputSpecEditor* m_inputEditor;
   InputSpecModel* m_inputs;
   ExportJob* m_job;
   bool m_archiveQuantizes = false;

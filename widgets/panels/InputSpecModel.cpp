@@ -1,9 +1,13 @@
-// InputSpecModel: edits a vector of InputSpec in place. It checks each value's form (kinds,
-// dtypes, positive channels and strides, a `tensor<...>` type); whether the ABI fits the model
-// is resolveExport's job when the export runs.
+// InputSpecModel: edits a vector of InputSpec, its own or the session's. It checks each value's
+// form (kinds, dtypes, positive channels and strides, a `tensor<...>` type, identifier names);
+// whether the ABI fits the model is resolveExport's job when the interpreter starts or the
+// export runs. Every edit builds the next list and commits it between the table's own
+// begin/end signals, so views get row inserts, removals and moves, not resets; a change that
+// comes from the session (undo, another view, a model opened) resets the table.
 
 #include "panels/InputSpecModel.h"
 
+#include "StudioSession.h"
 #include "artifact/ArtifactValue.h"
 
 #include <QRegularExpression>
@@ -18,6 +22,20 @@ QString qs(const std::string& s) {
 
 bool isSparse(const InputSpec& spec) {
   return spec.kind == InputSpec::Kind::Sparse;
+}
+
+bool isIdentifier(const QString& name) {
+  static const QRegularExpression identifier(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]*$"));
+  return identifier.match(name).hasMatch();
+}
+
+/// Quoted for a POSIX shell when it holds anything but plain characters (`<`, `>`, `?`).
+QString shellWord(const QString& word) {
+  static const QRegularExpression plain(QStringLiteral("^[A-Za-z0-9_:.,=/+-]+$"));
+  if (plain.match(word).hasMatch()) return word;
+  QString quoted = word;
+  quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+  return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
 } // namespace
@@ -42,10 +60,165 @@ bool parseStride(const QString& text, std::array<int64_t, 3>& out) {
 
 InputSpecModel::InputSpecModel(QObject* parent) : QAbstractTableModel(parent) {}
 
+InputSpecModel::InputSpecModel(StudioSession* session, QObject* parent)
+    : QAbstractTableModel(parent), m_session(session) {
+  m_specs = session->inputSpecs();
+  connect(session, &StudioSession::inputSpecsChanged, this, &InputSpecModel::followSession);
+}
+
 void InputSpecModel::setSpecs(std::vector<InputSpec> specs) {
+  if (m_session) {
+    m_session->setInputSpecs(std::move(specs), QStringLiteral("Set Inputs")); // followSession resets
+    return;
+  }
   beginResetModel();
   m_specs = std::move(specs);
+  m_fixedNames.clear();
+  for (const InputSpec& spec : m_specs)
+    m_fixedNames << qs(spec.name);
   endResetModel();
+}
+
+void InputSpecModel::followSession() {
+  if (m_committing || !m_session) return;
+  beginResetModel();
+  m_specs = m_session->inputSpecs();
+  endResetModel();
+}
+
+void InputSpecModel::commit(std::vector<InputSpec> next, const QString& description) {
+  m_specs = std::move(next);
+  if (!m_session) return;
+  m_committing = true;
+  m_session->setInputSpecs(m_specs, description);
+  m_committing = false;
+}
+
+QStringList InputSpecModel::fixedNames() const {
+  if (!m_session) return m_fixedNames;
+  QStringList names;
+  for (const InputSpec& spec : m_session->archiveInputSpecs())
+    names << qs(spec.name);
+  return names;
+}
+
+bool InputSpecModel::isNameEditable(int row) const {
+  if (row < 0 || row >= rowCount()) return false;
+  return !fixedNames().contains(qs(m_specs[static_cast<std::size_t>(row)].name));
+}
+
+QString InputSpecModel::nameError(int row, const QString& name) const {
+  if (name.isEmpty()) return QStringLiteral("an input needs a name");
+  if (!isIdentifier(name))
+    return QStringLiteral("'%1' is not a name: use letters, digits and '_', not starting with a digit")
+        .arg(name);
+  for (int r = 0; r < rowCount(); ++r)
+    if (r != row && qs(m_specs[static_cast<std::size_t>(r)].name) == name)
+      return QStringLiteral("another input is named '%1'").arg(name);
+  return {};
+}
+
+QString InputSpecModel::suggestedName() const {
+  return suggestedNameAmong(m_specs);
+}
+
+QString InputSpecModel::suggestedNameAmong(const std::vector<InputSpec>& specs) const {
+  QStringList used;
+  for (const InputSpec& spec : specs)
+    used << qs(spec.name);
+  if (m_session)
+    for (const QString& name : m_session->forwardInputNames())
+      if (!used.contains(name) && isIdentifier(name)) return name;
+  if (!used.contains(QStringLiteral("input"))) return QStringLiteral("input");
+  for (int i = 1;; ++i) {
+    const QString name = QStringLiteral("input_%1").arg(i);
+    if (!used.contains(name)) return name;
+  }
+}
+
+int InputSpecModel::addInput(int row) {
+  if (row < 0 || row > rowCount()) row = rowCount();
+  insertRows(row, 1);
+  return row;
+}
+
+bool InputSpecModel::removeInput(int row) {
+  return removeRows(row, 1);
+}
+
+bool InputSpecModel::moveInput(int row, int delta) {
+  if (row < 0 || row >= rowCount() || (delta != -1 && delta != 1)) return false;
+  const int target = row + delta;
+  if (target < 0 || target >= rowCount()) return false;
+  // moveRows' destination is the row the moved one goes before, in the old numbering.
+  return moveRows(QModelIndex(), row, 1, QModelIndex(), delta < 0 ? target : target + 1);
+}
+
+bool InputSpecModel::insertRows(int row, int count, const QModelIndex& parent) {
+  if (parent.isValid() || row < 0 || row > rowCount() || count < 1) return false;
+  std::vector<InputSpec> next = m_specs;
+  std::string dtype = "f32";
+  for (auto it = m_specs.rbegin(); it != m_specs.rend(); ++it)
+    if (isSparse(*it) && !it->dtype.empty()) {
+      dtype = it->dtype; // sparse inputs share one feature dtype
+      break;
+    }
+  beginInsertRows(QModelIndex(), row, row + count - 1);
+  for (int i = 0; i < count; ++i) {
+    InputSpec spec;
+    spec.kind = InputSpec::Kind::Sparse;
+    spec.dtype = dtype;
+    spec.name = suggestedNameAmong(next).toStdString(); // unique among the rows inserted so far
+    next.insert(next.begin() + row + i, spec);
+  }
+  commit(std::move(next), count == 1 ? QStringLiteral("Add Input") : QStringLiteral("Add Inputs"));
+  endInsertRows();
+  return true;
+}
+
+bool InputSpecModel::removeRows(int row, int count, const QModelIndex& parent) {
+  if (parent.isValid() || row < 0 || count < 1 || row + count > rowCount()) return false;
+  std::vector<InputSpec> next = m_specs;
+  next.erase(next.begin() + row, next.begin() + row + count);
+  beginRemoveRows(QModelIndex(), row, row + count - 1);
+  commit(std::move(next), count == 1 ? QStringLiteral("Remove Input") : QStringLiteral("Remove Inputs"));
+  endRemoveRows();
+  return true;
+}
+
+bool InputSpecModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int count,
+                              const QModelIndex& destinationParent, int destinationChild) {
+  if (sourceParent.isValid() || destinationParent.isValid() || count < 1 || sourceRow < 0 ||
+      sourceRow + count > rowCount() || destinationChild < 0 || destinationChild > rowCount())
+    return false;
+  if (destinationChild >= sourceRow && destinationChild <= sourceRow + count) return false; // no move
+  if (!beginMoveRows(QModelIndex(), sourceRow, sourceRow + count - 1, QModelIndex(), destinationChild))
+    return false;
+  std::vector<InputSpec> moved(m_specs.begin() + sourceRow, m_specs.begin() + sourceRow + count);
+  std::vector<InputSpec> next = m_specs;
+  next.erase(next.begin() + sourceRow, next.begin() + sourceRow + count);
+  const int at = destinationChild > sourceRow ? destinationChild - count : destinationChild;
+  next.insert(next.begin() + at, moved.begin(), moved.end());
+  commit(std::move(next), QStringLiteral("Move Input"));
+  endMoveRows();
+  return true;
+}
+
+QString InputSpecModel::cliText(const InputSpec& spec) {
+  if (!isSparse(spec)) return qs(spec.name) + QStringLiteral(":dense:") + qs(spec.type);
+  QString text = qs(spec.name) + QStringLiteral(":sparse:") +
+                 (spec.dtype.empty() ? QStringLiteral("f32") : qs(spec.dtype)) + QLatin1Char(':') +
+                 (spec.channels ? QString::number(*spec.channels) : QStringLiteral("?"));
+  if (spec.stride != std::array<int64_t, 3>{1, 1, 1})
+    text += QStringLiteral(":%1,%2,%3").arg(spec.stride[0]).arg(spec.stride[1]).arg(spec.stride[2]);
+  return text;
+}
+
+QString InputSpecModel::cliArguments() const {
+  QStringList words;
+  for (const InputSpec& spec : m_specs)
+    words << QStringLiteral("--input") << shellWord(cliText(spec));
+  return words.join(QLatin1Char(' '));
 }
 
 QStringList InputSpecModel::choices(int column) {
@@ -64,8 +237,23 @@ int InputSpecModel::columnCount(const QModelIndex& parent) const {
 
 QVariant InputSpecModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
-  if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::ToolTipRole) return {};
   const InputSpec& spec = m_specs[static_cast<std::size_t>(index.row())];
+  if (role == Qt::ToolTipRole) {
+    // Which forward parameter the row becomes (the ABI names come from the signature), and the
+    // row as lattice-cli takes it.
+    QString where;
+    if (m_session && m_session->model()) {
+      const QStringList forward = m_session->forwardInputNames();
+      where = index.row() < forward.size()
+                  ? QStringLiteral("forward input %1 '%2'").arg(index.row() + 1).arg(forward[index.row()])
+                  : QStringLiteral("no forward input %1: the model takes %2")
+                        .arg(index.row() + 1)
+                        .arg(forward.size());
+      where += QStringLiteral("\n");
+    }
+    return QString(where + QStringLiteral("lattice-cli lower --input ") + shellWord(cliText(spec)));
+  }
+  if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   const bool sparse = isSparse(spec);
   switch (index.column()) {
   case NameColumn:
@@ -88,9 +276,15 @@ QVariant InputSpecModel::data(const QModelIndex& index, int role) const {
 
 bool InputSpecModel::setData(const QModelIndex& index, const QVariant& value, int role) {
   if (!index.isValid() || role != Qt::EditRole || !(flags(index) & Qt::ItemIsEditable)) return false;
-  InputSpec& spec = m_specs[static_cast<std::size_t>(index.row())];
+  const std::size_t row = static_cast<std::size_t>(index.row());
+  InputSpec spec = m_specs[row];
   const QString text = value.toString().trimmed();
+  bool wholeRow = false; // the dtype column of a dense row follows its type; a kind switch changes all
   switch (index.column()) {
+  case NameColumn:
+    if (!nameError(index.row(), text).isEmpty()) return false;
+    spec.name = text.toStdString();
+    break;
   case KindColumn: {
     if (!choices(KindColumn).contains(text)) return false;
     const bool sparse = text == QStringLiteral("sparse");
@@ -105,10 +299,10 @@ bool InputSpecModel::setData(const QModelIndex& index, const QVariant& value, in
       spec.kind = InputSpec::Kind::Dense;
       const std::string channels = spec.channels ? std::to_string(*spec.channels) : std::string("?");
       spec.type = "tensor<?x" + channels + "x" + (spec.dtype.empty() ? std::string("f32") : spec.dtype) + ">";
-      spec.dtype.clear();
+      spec.dtype = elementTypeOf(spec.type); // as the archive reader records a dense input
     }
-    Q_EMIT dataChanged(index.siblingAtColumn(0), index.siblingAtColumn(ColumnCount - 1));
-    return true;
+    wholeRow = true;
+    break;
   }
   case DTypeColumn:
     if (!choices(DTypeColumn).contains(text)) return false;
@@ -131,13 +325,22 @@ bool InputSpecModel::setData(const QModelIndex& index, const QVariant& value, in
   case TypeColumn:
     if (!QRegularExpression(QStringLiteral("^tensor<[^<>]+>$")).match(text).hasMatch()) return false;
     spec.type = text.toStdString();
-    // The element type column shows the type's: refresh the row.
-    Q_EMIT dataChanged(index.siblingAtColumn(0), index.siblingAtColumn(ColumnCount - 1));
-    return true;
+    spec.dtype = elementTypeOf(spec.type);
+    wholeRow = true;
+    break;
   default:
     return false;
   }
-  Q_EMIT dataChanged(index, index);
+  std::vector<InputSpec> next = m_specs;
+  next[row] = std::move(spec);
+  const QString description =
+      QStringLiteral("Edit %1 of '%2'")
+          .arg(headerData(index.column(), Qt::Horizontal).toString(), qs(m_specs[row].name));
+  commit(std::move(next), description);
+  if (wholeRow)
+    Q_EMIT dataChanged(index.siblingAtColumn(0), index.siblingAtColumn(ColumnCount - 1));
+  else
+    Q_EMIT dataChanged(index, index);
   return true;
 }
 
@@ -146,6 +349,9 @@ Qt::ItemFlags InputSpecModel::flags(const QModelIndex& index) const {
   Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
   const bool sparse = isSparse(m_specs[static_cast<std::size_t>(index.row())]);
   switch (index.column()) {
+  case NameColumn:
+    if (isNameEditable(index.row())) f |= Qt::ItemIsEditable;
+    break;
   case KindColumn:
   case ChannelsColumn:
     f |= Qt::ItemIsEditable;

@@ -6,10 +6,12 @@
 #include "panels/InspectorModel.h"
 
 #include "StudioSession.h"
+#include "ValueText.h"
 #include "artifact/ArtifactValue.h"
 #include "artifact/TorchLatticeArtifactBuilder.h"
 #include "fx/Graph.h"
 #include "model/Model.h"
+#include "panels/ModuleTreeModel.h"
 #include "tensor/DType.h"
 #include "tensor/TensorData.h"
 #include "trace/Tracer.h"
@@ -57,10 +59,12 @@ Property tensorRow(const std::string& name, const std::optional<TensorRecord>& r
   return p;
 }
 
-/// The interpreter value of a node: its repr and, for artifact values, their fields.
+/// The interpreter value of a node as the value table reads it and, for artifact values, their
+/// fields.
 Property interpreterValueRow(const fx::Value& value) {
-  Property p(QStringLiteral("Value"), qs(fx::pythonRepr(value, false)));
-  p.tooltip = p.value;
+  const ValueSummary summary = summarizeValue(value);
+  Property p(QStringLiteral("Value"), valueLine(summary));
+  p.tooltip = valueToolTip(summary);
   const std::vector<ArtifactValuePtr> leaves = gatherArtifactValues({value}, {});
   for (const ArtifactValuePtr& v : leaves) {
     Property leaf(qs(v->ssa()), qs(artifactKindName(v->kind())));
@@ -318,6 +322,7 @@ void InspectorModel::rebuild() {
       QString leafText = leaf ? QStringLiteral("leaf") : QStringLiteral("inlined");
       if (overridden) leafText += QStringLiteral(" (override)");
       if (module->path.empty()) leafText = QStringLiteral("root (always traced)");
+      if (isModuleContainer(*module)) leafText = QStringLiteral("container (never called: its children are)");
       m_sections.push_back(describeModule(*module, leafText));
       if (module->path.empty()) m_sections.back().children.push_back(describeModelTotals(*model));
     }

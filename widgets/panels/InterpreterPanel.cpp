@@ -6,6 +6,7 @@
 
 #include "StudioSession.h"
 #include "panels/DiagnosticsModel.h"
+#include "panels/InputSpecEditor.h"
 #include "panels/ValueTableModel.h"
 
 #include <QAction>
@@ -40,6 +41,10 @@ InterpreterPanel::InterpreterPanel(StudioSession* session, QWidget* parent)
   toolBar->addSeparator();
   toolBar->addAction(makeAction(QStringLiteral("breakpoint"), QStringLiteral("Breakpoint"),
                                 QStringLiteral("toggle a breakpoint on the selected node")));
+  toolBar->addSeparator();
+  toolBar->addAction(
+      makeAction(QStringLiteral("inputs"), QStringLiteral("Inputs…"),
+                 QStringLiteral("edit the model's inputs (shared with File ▸ Export Artifact…)")));
   connect(action(QStringLiteral("start")), &QAction::triggered, session, &StudioSession::startInterpreter);
   connect(action(QStringLiteral("step")), &QAction::triggered, session, &StudioSession::step);
   connect(action(QStringLiteral("continue")), &QAction::triggered, session, &StudioSession::continueRun);
@@ -48,6 +53,8 @@ InterpreterPanel::InterpreterPanel(StudioSession* session, QWidget* parent)
   connect(action(QStringLiteral("stop")), &QAction::triggered, session, &StudioSession::stopInterpreter);
   connect(action(QStringLiteral("breakpoint")), &QAction::triggered, this,
           [this] { m_session->toggleBreakpoint(m_session->selectedNode()); });
+  connect(action(QStringLiteral("inputs")), &QAction::triggered, this,
+          [this] { showInputSpecDialog(m_session, this); });
 
   m_valueView->setModel(m_values);
   m_valueView->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -108,6 +115,7 @@ InterpreterPanel::InterpreterPanel(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::traceFailed, this, &InterpreterPanel::updateState);
   connect(session, &StudioSession::selectionChanged, this, &InterpreterPanel::updateState);
   connect(session, &StudioSession::runningChanged, this, &InterpreterPanel::updateState);
+  connect(session, &StudioSession::inputSpecsChanged, this, &InterpreterPanel::updateState);
   updateState();
 }
 
@@ -143,6 +151,11 @@ void InterpreterPanel::updateState() {
       ->setToolTip(running ? QStringLiteral("interrupt the run (the interpreter stays paused)")
                            : QStringLiteral("drop the interpreter state"));
   action(QStringLiteral("breakpoint"))->setEnabled(hasSelection);
+  const std::size_t inputs = m_session->inputSpecs().size();
+  action(QStringLiteral("inputs"))->setEnabled(m_session->model() != nullptr);
+  action(QStringLiteral("inputs"))
+      ->setText(m_session->model() && inputs == 0 ? QStringLiteral("Inputs… (none)")
+                                                  : QStringLiteral("Inputs…"));
 
   const int executed = m_session->executedNodes().size();
   QString text;
@@ -160,12 +173,19 @@ void InterpreterPanel::updateState() {
     text = QStringLiteral("finished (%1 executed)").arg(executed);
     break;
   case State::Failed:
-    text = QStringLiteral("failed at '%1': %2")
-               .arg(m_session->failedNode(), m_session->lastError().section(QLatin1Char('\n'), 0, 0));
+    text = m_session->failedNode().isEmpty()
+               ? QStringLiteral("could not start: %1")
+                     .arg(m_session->lastError().section(QLatin1Char('\n'), 0, 0))
+               : QStringLiteral("failed at '%1': %2")
+                     .arg(m_session->failedNode(), m_session->lastError().section(QLatin1Char('\n'), 0, 0));
     break;
   }
   m_state->setText(text);
   m_state->setToolTip(state == State::Failed ? m_session->lastError() : QString());
+}
+
+QString InterpreterPanel::stateText() const {
+  return m_state->text();
 }
 
 void InterpreterPanel::followSelection(const QString& node) {
@@ -186,8 +206,8 @@ void InterpreterPanel::followSelection(const QString& node) {
 void InterpreterPanel::scrollToCurrent() {
   // New rows may include the selected node: select it, then show the newest row.
   followSelection(m_session->selectedNode());
-  const int rows = m_values->rowCount();
-  if (rows > 0) m_valueView->scrollTo(m_values->index(rows - 1, 0));
+  // scrollToBottom lays out the rows just inserted first; scrollTo would clamp to the old range.
+  if (m_values->rowCount() > 0) m_valueView->scrollToBottom();
 }
 
 } // namespace lattice::studio

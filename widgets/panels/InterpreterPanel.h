@@ -1,6 +1,7 @@
 #pragma once
 /// \file InterpreterPanel: the step-through debugger panel (issue #4 item 5). A tool bar drives
-/// the session (Start/Restart, Step, Continue, Run to Selected, Stop, Toggle Breakpoint), a
+/// the session (Start/Restart, Step, Continue, Run to Selected, Stop, Toggle Breakpoint, and
+/// Inputs…, which opens the Inputs table the interpreter starts from), a
 /// table (ValueTableModel) lists every executed node with its symbolic value and marks the node
 /// that runs next, and a diagnostics list (DiagnosticsModel) shows errors; clicking a row in
 /// either selects its node in every panel.
@@ -27,7 +28,10 @@ public:
   DiagnosticsModel* diagnosticsModel() const { return m_diagnostics; }
   QTableView* valueView() const { return m_valueView; }
   QTableView* diagnosticsView() const { return m_diagnosticsView; }
-  /// The panel's actions: "start", "step", "continue", "runToSelected", "stop", "breakpoint".
+  /// The state line ("paused before 'x' (3 executed)", "could not start: …").
+  QString stateText() const;
+  /// The panel's actions: "start", "step", "continue", "runToSelected", "stop", "breakpoint",
+  /// "inputs" (showInputSpecDialog).
   QAction* action(const QString& id) const;
 
 private:

@@ -1,10 +1,12 @@
 // ModuleTreeModel: adapts the session's Model (module records) and LatticeTracer (leaf decisions)
 // to a QAbstractItemModel. It does not trace: a checkbox change goes to
-// StudioSession::setLeafOverride, and the decisions are re-read when the session reports a new
-// graph (or a failed trace, which keeps the override the user just made visible).
+// StudioSession::setLeafOverride (through LeafEdits, so it can be undone), and the decisions are
+// re-read when the session reports a new graph (or a failed trace, which keeps the override the
+// user just made visible).
 
 #include "panels/ModuleTreeModel.h"
 
+#include "LeafEdits.h"
 #include "StudioSession.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"
@@ -22,6 +24,19 @@ QString qs(const std::string& s) {
 }
 
 } // namespace
+
+bool isModuleContainer(const ModuleInfo& module) {
+  static const char* const containers[] = {
+      "torch.nn.modules.container.ModuleList",
+      "torch.nn.modules.container.ModuleDict",
+      "torch.nn.modules.container.ParameterList",
+      "torch.nn.modules.container.ParameterDict",
+  };
+  if (module.path.empty() || module.graph) return false; // the root, or a subclass with a forward
+  for (const char* type : containers)
+    if (module.isA(type)) return true;
+  return false;
+}
 
 ModuleTreeModel::ModuleTreeModel(StudioSession* session, QObject* parent)
     : QAbstractItemModel(parent), m_session(session) {
@@ -86,8 +101,10 @@ const ModuleInfo* ModuleTreeModel::moduleAt(const QModelIndex& index) const {
 
 bool ModuleTreeModel::insideLeaf(const Row& row) const {
   const std::vector<ModuleInfo>& modules = m_session->model()->modules();
-  for (int p = row.parent; p > 0; p = m_rows[p].parent) // the root (0) is never a leaf
-    if (m_session->tracer().isLeaf(modules[m_rows[p].module])) return true;
+  for (int p = row.parent; p > 0; p = m_rows[p].parent) { // the root (0) is never a leaf
+    const ModuleInfo& ancestor = modules[m_rows[p].module];
+    if (!isModuleContainer(ancestor) && m_session->tracer().isLeaf(ancestor)) return true;
+  }
   return false;
 }
 
@@ -151,8 +168,9 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
   const ModuleInfo& module = m_session->model()->modules()[row->module];
   const bool isRoot = row->parent < 0;
   const LatticeTracer& tracer = m_session->tracer();
-  const bool leaf = tracer.isLeaf(module);
-  const bool overridden = tracer.leafOverrides().count(module.path) > 0;
+  const bool container = isModuleContainer(module);
+  const bool leaf = !container && tracer.isLeaf(module);
+  const bool overridden = !container && tracer.leafOverrides().count(module.path) > 0;
   const bool lowered = hasLatticeLowering(module);
 
   switch (role) {
@@ -166,6 +184,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
     return lowered;
   case InsideLeafRole:
     return insideLeaf(*row);
+  case IsContainerRole:
+    return container;
   default:
     break;
   }
@@ -179,6 +199,7 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
       return qs(module.className());
     case LeafColumn:
       if (isRoot) return QStringLiteral("root");
+      if (container) return QStringLiteral("container");
       return overridden ? (leaf ? QStringLiteral("leaf (kept)") : QStringLiteral("inlined (expanded)"))
                         : (leaf ? QStringLiteral("leaf") : QStringLiteral("inlined"));
     case LoweringColumn:
@@ -187,7 +208,7 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
       return {};
     }
   case Qt::CheckStateRole:
-    if (index.column() == LeafColumn && !isRoot) return leaf ? Qt::Checked : Qt::Unchecked;
+    if (index.column() == LeafColumn && !isRoot && !container) return leaf ? Qt::Checked : Qt::Unchecked;
     return {};
   case Qt::ToolTipRole:
     switch (index.column()) {
@@ -201,6 +222,10 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
     }
     case LeafColumn:
       if (isRoot) return QStringLiteral("the root is always traced");
+      if (container)
+        return QStringLiteral("a %1 only holds modules and is never called itself: the graph calls its "
+                              "children, so set their leaf decisions")
+            .arg(qs(module.className()));
       return leaf ? QStringLiteral("kept as one call_module node; uncheck to inline its graph")
                   : QStringLiteral("inlined from its graph; check to keep it as one call_module node");
     case LoweringColumn:
@@ -223,7 +248,8 @@ QVariant ModuleTreeModel::data(const QModelIndex& index, int role) const {
     return {};
   case Qt::ForegroundRole:
     // Modules under a leaf are not traced into: their decisions do not matter right now.
-    if (!isRoot && insideLeaf(*row)) return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));
+    if ((!isRoot && insideLeaf(*row)) || (container && index.column() == LeafColumn))
+      return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));
     return {};
   default:
     return {};
@@ -234,11 +260,12 @@ bool ModuleTreeModel::setData(const QModelIndex& index, const QVariant& value, i
   const Row* row = rowOf(index);
   if (!row || row->parent < 0 || role != Qt::CheckStateRole || index.column() != LeafColumn) return false;
   const ModuleInfo& module = m_session->model()->modules()[row->module];
+  if (isModuleContainer(module)) return false; // nothing to decide
   const bool wantLeaf = static_cast<Qt::CheckState>(value.toInt()) == Qt::Checked;
   // Back to the policy's own decision clears the override instead of pinning it.
   const bool policy = m_session->tracer().isLeafModule(module, module.path);
-  m_session->setLeafOverride(qs(module.path),
-                             wantLeaf == policy ? std::nullopt : std::optional<bool>(wantLeaf));
+  LeafEdits::of(m_session)->set(qs(module.path),
+                                wantLeaf == policy ? std::nullopt : std::optional<bool>(wantLeaf));
   return true; // the session's graphChanged/traceFailed refreshes every decision
 }
 
@@ -246,7 +273,9 @@ Qt::ItemFlags ModuleTreeModel::flags(const QModelIndex& index) const {
   const Row* row = rowOf(index);
   if (!row) return Qt::NoItemFlags;
   Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable;
-  if (index.column() == LeafColumn && row->parent >= 0) f |= Qt::ItemIsUserCheckable;
+  if (index.column() == LeafColumn && row->parent >= 0 &&
+      !isModuleContainer(m_session->model()->modules()[row->module]))
+    f |= Qt::ItemIsUserCheckable;
   return f;
 }
 

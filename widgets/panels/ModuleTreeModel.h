@@ -3,7 +3,10 @@
 /// per ModuleInfo, children in registration order. Columns: the local name, the class name, the
 /// leaf decision (checkable: checked keeps the module as one call_module node, unchecked inlines
 /// its graph) and whether the type has a lattice lowering. Checking a box calls
-/// StudioSession::setLeafOverride, which re-traces; the model follows the session's signals.
+/// StudioSession::setLeafOverride (as an undoable LeafEdits command), which re-traces; the model
+/// follows the session's signals. Containers (ModuleList, ModuleDict, ParameterList,
+/// ParameterDict) are never called, so they have no leaf decision: their Leaf cell says
+/// "container" and offers no checkbox.
 
 #include <QAbstractItemModel>
 #include <QString>
@@ -18,6 +21,12 @@ namespace lattice::studio {
 
 class StudioSession;
 
+/// True for a module that only holds others and has no forward of its own (torch.nn's
+/// ModuleList, ModuleDict, ParameterList, ParameterDict, or a subclass without a recorded
+/// graph): a graph calls its children (`blocks.0`), never the container, so keeping it as a
+/// leaf or inlining it changes nothing. Sequential is not one: it has a forward and can be a leaf.
+bool isModuleContainer(const ModuleInfo& module);
+
 class ModuleTreeModel : public QAbstractItemModel {
   Q_OBJECT
 
@@ -29,6 +38,7 @@ public:
     OverriddenRole,              ///< bool: the user overrode the tracer's policy
     HasLoweringRole,             ///< bool: the type or a base has a lattice lowering
     InsideLeafRole,              ///< bool: an ancestor is a leaf (the module is not traced into)
+    IsContainerRole,             ///< bool: a container (isModuleContainer): no leaf decision
   };
 
   explicit ModuleTreeModel(StudioSession* session, QObject* parent = nullptr);

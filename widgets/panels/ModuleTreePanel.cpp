@@ -3,6 +3,7 @@
 
 #include "panels/ModuleTreePanel.h"
 
+#include "LeafEdits.h"
 #include "StudioSession.h"
 #include "model/Model.h"
 #include "panels/ModuleTreeModel.h"
@@ -118,14 +119,15 @@ void ModuleTreePanel::onContextMenu(const QPoint& pos) {
   if (path.isEmpty()) return; // the root's decision is fixed
   const bool leaf = index.data(ModuleTreeModel::IsLeafRole).toBool();
   const bool overridden = index.data(ModuleTreeModel::OverriddenRole).toBool();
+  const bool container = index.data(ModuleTreeModel::IsContainerRole).toBool(); // nothing to decide
 
   QMenu menu(this);
   QAction* keep = menu.addAction(QStringLiteral("Keep as Leaf"));
-  keep->setEnabled(!leaf);
+  keep->setEnabled(!leaf && !container);
   QAction* inlineIt = menu.addAction(QStringLiteral("Inline (Expand)"));
-  inlineIt->setEnabled(leaf);
+  inlineIt->setEnabled(leaf && !container);
   QAction* reset = menu.addAction(QStringLiteral("Use Tracer Default"));
-  reset->setEnabled(overridden);
+  reset->setEnabled(overridden && !container);
   menu.addSeparator();
   const QString node = callNodeOf(path);
   QAction* select = menu.addAction(QStringLiteral("Select Call Node"));
@@ -133,11 +135,11 @@ void ModuleTreePanel::onContextMenu(const QPoint& pos) {
 
   QAction* chosen = menu.exec(m_view->viewport()->mapToGlobal(pos));
   if (chosen == keep)
-    m_session->setLeafOverride(path, true);
+    LeafEdits::of(m_session)->set(path, true);
   else if (chosen == inlineIt)
-    m_session->setLeafOverride(path, false);
+    LeafEdits::of(m_session)->set(path, false);
   else if (chosen == reset)
-    m_session->setLeafOverride(path, std::nullopt);
+    LeafEdits::of(m_session)->set(path, std::nullopt);
   else if (chosen == select)
     m_session->selectNode(node);
 }

@@ -27,31 +27,6 @@ QColor tint(QColor c) {
 
 } // namespace
 
-ValueSummary summarizeValue(const fx::Value& value) {
-  ValueSummary s;
-  s.repr = qs(fx::pythonRepr(value, false));
-  if (ArtifactValuePtr v = artifactValueOf(value)) {
-    s.kind = QString::fromLatin1(artifactKindName(v->kind()).data());
-    s.channels = v->channels() ? QString::number(*v->channels()) : QStringLiteral("?");
-    s.dtype = qs(v->dtype());
-    s.ssa = qs(v->ssa());
-    s.type = qs(v->type());
-    return s;
-  }
-  s.kind = qs(value.typeName());
-  const std::vector<ArtifactValuePtr> leaves = gatherArtifactValues({value}, {});
-  QStringList names;
-  QStringList types;
-  for (const ArtifactValuePtr& v : leaves) {
-    names << qs(v->ssa());
-    types << qs(v->type());
-  }
-  s.ssa = names.join(QStringLiteral(", "));
-  s.type = types.join(QStringLiteral(", "));
-  if (leaves.empty()) s.type = s.repr; // a plain value: show it where the type would be
-  return s;
-}
-
 ValueTableModel::ValueTableModel(StudioSession* session, QObject* parent)
     : QAbstractTableModel(parent), m_session(session) {
   connect(session, &StudioSession::interpreterReset, this, &ValueTableModel::reset);
@@ -221,7 +196,7 @@ QVariant ValueTableModel::data(const QModelIndex& index, int role) const {
   const fx::Value* value = valueOf(row);
   if (!value) return {};
   const ValueSummary s = summarizeValue(*value);
-  if (role == Qt::ToolTipRole) return s.repr;
+  if (role == Qt::ToolTipRole) return valueToolTip(s); // reads like the row
   switch (index.column()) {
   case KindColumn:
     return s.kind;
@@ -265,15 +240,15 @@ QVariant ValueTableModel::headerData(int section, Qt::Orientation orientation, i
   case NodeColumn:
     return QStringLiteral("Node");
   case KindColumn:
-    return QStringLiteral("Kind");
+    return valueFieldTitle(ValueField::Kind);
   case ChannelsColumn:
-    return QStringLiteral("Channels");
+    return valueFieldTitle(ValueField::Channels);
   case DTypeColumn:
-    return QStringLiteral("DType");
+    return valueFieldTitle(ValueField::DType);
   case SsaColumn:
-    return QStringLiteral("SSA");
+    return valueFieldTitle(ValueField::Ssa);
   case TypeColumn:
-    return QStringLiteral("MLIR type");
+    return valueFieldTitle(ValueField::Type);
   default:
     return {};
   }

@@ -3,7 +3,10 @@
 /// executed node, in execution order, with its symbolic value (kind, channels, dtype, SSA name,
 /// MLIR type), then one row for the node that runs next (or the node that failed), marked as
 /// current. The first column holds the node's breakpoint (checkable). Rows are only appended
-/// while the interpreter steps, so stepping through a 40k-node graph stays cheap.
+/// while the interpreter steps, so stepping through a 40k-node graph stays cheap. A value cell's
+/// tooltip is valueToolTip (ValueText.h): the row's columns under their titles.
+
+#include "ValueText.h"
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -21,19 +24,6 @@ class Value;
 namespace lattice::studio {
 
 class StudioSession;
-
-/// The columns of one interpreter value, as text.
-struct ValueSummary {
-  QString kind;     ///< "sparse_tensor", "dense_tensor", or the Python type name ("tuple", "NoneType")
-  QString channels; ///< "16", "?" when unknown, "" when not an artifact value
-  QString dtype;    ///< "f32"
-  QString ssa;      ///< "%stem" (several values joined by ", ")
-  QString type;     ///< the MLIR type text (several joined by ", ")
-  QString repr;     ///< the full repr, for tooltips
-};
-/// Summarizes an interpreter value: a single ArtifactValue fills every column; a container of
-/// them joins their SSA names and types; anything else shows its type name and repr.
-ValueSummary summarizeValue(const fx::Value& value);
 
 class ValueTableModel : public QAbstractTableModel {
   Q_OBJECT

@@ -1,0 +1,45 @@
+#pragma once
+/// \file The Help menu's windows: Keyboard Shortcuts (every action of the window with its key,
+/// filtered as you type) and About (the versions of Lattice Studio and the libraries it runs on,
+/// and the license).
+
+#include <QDialog>
+#include <QList>
+
+class QAction;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QStandardItemModel;
+class QTableView;
+
+namespace lattice::studio {
+
+/// Help ▸ Keyboard Shortcuts: a table of Action, Shortcut and Menu, one row per action that has a
+/// text, sorted by menu then action; typing in the search field keeps the rows whose action,
+/// shortcut or menu contains the text (case-insensitive).
+class ShortcutsDialog : public QDialog {
+public:
+  /// `actions` as the window has them; each row's menu is the first menu that lists the action.
+  ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent = nullptr);
+
+  QLineEdit* searchField() const { return m_search; }
+  /// The filtered, sorted rows the table shows.
+  QSortFilterProxyModel* rows() const { return m_proxy; }
+  QTableView* table() const { return m_table; }
+
+  enum Column { ActionColumn, ShortcutColumn, MenuColumn };
+
+private:
+  QStandardItemModel* m_model;
+  QSortFilterProxyModel* m_proxy;
+  QLineEdit* m_search;
+  QTableView* m_table;
+};
+
+/// The About text: version, Qt (built and running), LibTorch and Graphviz versions, license.
+QString aboutText();
+
+/// Help ▸ About Lattice Studio.
+void showAboutDialog(QWidget* parent);
+
+} // namespace lattice::studio
