@@ -8,6 +8,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libgl-dev
   libtorch-dev libgraphviz-dev graphviz nlohmann-json3-dev libmimalloc-dev
   xvfb xauth python3 python3-torch
+  desktop-file-utils appstream dpkg-dev
 )
 # LATTICE_FUZZ=1: also clang and its libFuzzer runtime, for the -DLATTICE_BUILD_FUZZERS=ON build
 # (fuzz/README.md). The default gcc build runs the fuzz targets through a replay driver instead.

@@ -1,10 +1,15 @@
 #pragma once
-/// \file StudioIcons: the studio's toolbar icons, painted in code (no icon theme is guaranteed
-/// on the machines the studio runs on, and Qt's standard pixmaps lack zoom and breakpoint).
+/// \file StudioIcons: the studio's icons, SVG files from resources/icons/ compiled into the
+/// library (resources/lattice_studio.qrc) and drawn by Qt's SVG icon engine at any size. No icon
+/// theme is guaranteed on the machines the studio runs on, and Qt's standard pixmaps lack zoom
+/// and breakpoint.
 
 #include <QIcon>
 
 namespace lattice::studio::icons {
+
+/// The application icon (the window icon; installed as the hicolor `lattice-studio` icon).
+QIcon application();
 
 QIcon open();
 QIcon exportArtifact();

@@ -5,8 +5,11 @@
 // the main window into the PNG and exits (0, or 1 with a message when loading, tracing or
 // writing fails). A comparison's screenshot shows it at work: the first weight difference is
 // selected (its details and Δ histogram) and both graphs are shown at 100% around its op.
+// `--shortcuts` opens Help ▸ Keyboard Shortcuts (with --screenshot, that window is rendered:
+// docs/shortcuts.png).
 
 #include "MainWindow.h"
+#include "StudioIcons.h"
 #include "StudioSession.h"
 #include "artifact/ArtifactGraphView.h"
 #include "artifact/ArtifactView.h"
@@ -15,6 +18,7 @@
 #include "artifact/DiffListModel.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
+#include "help/HelpDialogs.h"
 #include "panels/Panels.h"
 #include "support/MemoryPolicy.h"
 
@@ -77,6 +81,9 @@ struct StudioOptions {
   QCommandLineOption step{QStringLiteral("step"),
                           QStringLiteral("step the interpreter N nodes after loading"),
                           QStringLiteral("N")};
+  QCommandLineOption shortcuts{
+      QStringLiteral("shortcuts"),
+      QStringLiteral("open Help > Keyboard Shortcuts once loaded (with --screenshot, that window is rendered)")};
 
   void describe(QCommandLineParser& parser) const {
     parser.setApplicationDescription(
@@ -91,6 +98,7 @@ struct StudioOptions {
     parser.addOption(screenshot);
     parser.addOption(step);
     parser.addOption(compare);
+    parser.addOption(shortcuts);
   }
 };
 
@@ -126,6 +134,9 @@ int main(int argc, char** argv) {
   lattice::applyHeapPolicy(); // before Qt starts its threads
   QApplication app(argc, argv);
   setApplicationInfo();
+  // The installed lattice-studio.desktop names the window's application (the Wayland app id).
+  QGuiApplication::setDesktopFileName(QStringLiteral("lattice-studio"));
+  QApplication::setWindowIcon(lattice::studio::icons::application());
 
   QCommandLineParser parser;
   options.describe(parser);
@@ -197,10 +208,13 @@ int main(int argc, char** argv) {
       });
   }
 
-  auto grabAndExit = [&window, screenshotPath] {
+  const bool showShortcuts = parser.isSet(options.shortcuts);
+  auto grabAndExit = [&window, screenshotPath, showShortcuts] {
+    if (showShortcuts) window.showShortcuts();
     // Let the view settle (overlays, minimap render) before grabbing.
-    QTimer::singleShot(600, &window, [&window, screenshotPath] {
-      if (!window.grab().save(screenshotPath, "PNG")) {
+    QTimer::singleShot(600, &window, [&window, screenshotPath, showShortcuts] {
+      QWidget* shown = showShortcuts ? static_cast<QWidget*>(window.shortcutsDialog()) : &window;
+      if (!shown->grab().save(screenshotPath, "PNG")) {
         fail(QStringLiteral("cannot write '%1'").arg(screenshotPath));
         return;
       }
@@ -231,5 +245,6 @@ int main(int argc, char** argv) {
   if (!screenshotPath.isEmpty()) window.setGeometry(QGuiApplication::primaryScreen()->availableGeometry());
   window.show();
   if (artifactGraphs.isEmpty()) window.openModel(reference);
+  if (showShortcuts && screenshotPath.isEmpty()) window.showShortcuts();
   return app.exec();
 }
