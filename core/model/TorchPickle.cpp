@@ -15,6 +15,7 @@
 // and stride of a tensor is checked against its storage with overflow-checked arithmetic before
 // any byte is read or allocated.
 #include "model/TorchPickle.h"
+#include "tensor/TensorData.h"
 
 #include <cstdio>
 #include <cstring>
@@ -352,20 +353,16 @@ TensorData materialize(const TensorRef& ref, const TorchStorageBytes& bytes, con
   if (numel < 0) throw Exception{where + ": invalid shape (negative or too many elements)"};
   if (numel == 0) return TensorData::zeros(dtype, ref.size);
 
-  int64_t last = ref.offset; // highest element index touched
   bool contiguous = true;
-  int64_t expected = 1;      // the row-major stride of dimension d; at most numel, no overflow
+  int64_t expected = 1; // the row-major stride of dimension d; at most numel, no overflow
   for (std::size_t d = ref.size.size(); d-- > 0;) {
     if (ref.stride[d] < 0) throw Exception{where + ": negative stride"};
     if (ref.size[d] == 1) continue; // its stride is never used
-    int64_t extent = 0;             // (size - 1) * stride, checked
-    if (__builtin_mul_overflow(ref.size[d] - 1, ref.stride[d], &extent) ||
-        __builtin_add_overflow(last, extent, &last))
-      throw Exception{tooSmall};
     if (ref.stride[d] != expected) contiguous = false;
     expected *= ref.size[d];
   }
-  if (last >= available) throw Exception{tooSmall};
+  const int64_t last = lastStridedIndex(ref.offset, ref.size, ref.stride); // -1 on overflow
+  if (last < 0 || last >= available) throw Exception{tooSmall};
   const uint8_t* base = bytes.data + static_cast<std::size_t>(ref.offset) * item;
   // Contiguous: numel elements from offset end at `last` < available, so the view is in bounds.
   if (contiguous)

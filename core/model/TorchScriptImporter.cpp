@@ -7,6 +7,7 @@
 #include "model/TorchScriptImporter.h"
 
 #include "model/TorchPickle.h"
+#include "tensor/TensorData.h"
 #include "model/TorchScriptGraph.h"
 
 #include <torch/script.h>
@@ -50,17 +51,11 @@ void checkExtent(const at::Tensor& tensor, const std::string& file, const std::s
   const std::string tooSmall = file + ": tensor '" + key + "': storage (" +
                                std::to_string(tensor.storage().nbytes()) +
                                " bytes) is too small for the tensor's offset, size and stride";
-  int64_t last = tensor.storage_offset(); // highest element index touched
-  if (last < 0) throw Exception{tooSmall};
-  for (int64_t d = 0; d < tensor.dim(); ++d) {
-    const int64_t size = tensor.size(d);
-    const int64_t stride = tensor.stride(d);
-    if (size == 1) continue;
-    if (stride < 0) throw Exception{file + ": tensor '" + key + "': negative stride"};
-    int64_t extent = 0;
-    if (__builtin_mul_overflow(size - 1, stride, &extent) || __builtin_add_overflow(last, extent, &last))
-      throw Exception{tooSmall};
-  }
+  if (tensor.storage_offset() < 0) throw Exception{tooSmall};
+  for (int64_t d = 0; d < tensor.dim(); ++d)
+    if (tensor.size(d) != 1 && tensor.stride(d) < 0) throw Exception{file + ": tensor '" + key + "': negative stride"};
+  int64_t last = lastStridedIndex(tensor.storage_offset(), tensor.sizes().vec(), tensor.strides().vec());
+  if (last < 0) throw Exception{tooSmall}; // overflow
   int64_t endByte = 0;
   if (__builtin_add_overflow(last, int64_t(1), &last) ||
       __builtin_mul_overflow(last, static_cast<int64_t>(tensor.element_size()), &endByte) ||

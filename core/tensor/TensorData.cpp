@@ -26,6 +26,17 @@ std::optional<std::size_t> expectedByteSize(DType dtype, const std::vector<int64
 
 } // namespace
 
+int64_t lastStridedIndex(int64_t offset, const std::vector<int64_t>& size, const std::vector<int64_t>& stride) {
+  int64_t last = offset;
+  for (std::size_t d = 0; d < size.size() && d < stride.size(); ++d) {
+    if (size[d] == 1) continue; // its stride is never used
+    int64_t extent = 0;
+    if (__builtin_mul_overflow(size[d] - 1, stride[d], &extent) || __builtin_add_overflow(last, extent, &last))
+      return -1;
+  }
+  return last;
+}
+
 int64_t shapeNumel(const std::vector<int64_t>& shape) {
   bool hasZero = false;
   for (int64_t dim : shape) {

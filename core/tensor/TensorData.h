@@ -98,4 +98,10 @@ private:
 /// Product of the dimensions (1 for rank 0); -1 on overflow or a negative dimension.
 int64_t shapeNumel(const std::vector<int64_t>& shape);
 
+/// The highest element index a strided view of a storage touches: offset plus
+/// (size - 1) * stride over every dimension of size > 1, or -1 when that overflows int64. For
+/// untrusted sizes and strides (checkpoints, TorchScript records): compare the result with the
+/// storage's element count before reading. Sizes >= 1 and strides >= 0 are the caller's to check.
+int64_t lastStridedIndex(int64_t offset, const std::vector<int64_t>& size, const std::vector<int64_t>& stride);
+
 } // namespace lattice
