@@ -20,6 +20,11 @@ int runLower(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 /// `diff A B`: exit 0 when equal, 1 when different, 2 on usage or read errors.
 int runDiff(const std::vector<std::string>& args);
+/// `run ARTIFACT`: execute on the CPU runtime and write the outputs.
+int runRun(const std::vector<std::string>& args);
+/// `check ARTIFACT`: run and compare with expected outputs; exit 0 within tolerance, 1 outside,
+/// 2 on usage or unreadable input.
+int runCheck(const std::vector<std::string>& args);
 
 /// Prints "lattice-cli: <message>" to stderr and returns the code.
 int fail(int code, const std::string& message);

@@ -36,6 +36,19 @@ commands:
         ops matched by name, then along the data flow; attributes, types, ABI and
         weights (int4/int8 dequantized); exit code 0 equal, 1 different, 2 error
 
+  run ARTIFACT (--inputs IN.safetensors | --random-inputs N[:SEED] [--batch-size B]
+        [--save-inputs FILE]) [-o OUT.safetensors] [--exact] [--threads N] [--profile]
+        [--values FILE.safetensors]
+        execute an artifact on the CPU runtime; outputs are named as expected.safetensors
+        names them (a sparse output as NAME.coords, NAME.features, NAME.active);
+        --values also writes every op's result by SSA name, --profile prints per-op
+        time, rows and GFLOP/s; --exact accumulates in f64. ARTIFACT may also be a
+        MODEL (with the options of lower): it is lowered in memory, nothing written
+  check ARTIFACT --inputs IN --expected EXP [--rtol R] [--atol A] [--exact]
+        run and compare with expected outputs (sparse rows Morton-sorted): one line per
+        output with max |d|, max relative d and the worst row; exit code 0 within
+        tolerance, 1 outside, 2 usage or unreadable input
+
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
 example:sparse_resunet42, example:chain:N. A TorchScript archive is read by LibTorch's own
 loader, which is not hardened against crafted files: open only .pt files you trust.
@@ -71,6 +84,8 @@ int main(int argc, char** argv) {
   if (command == "lower") return lattice::cli::runLower(args);
   if (command == "validate") return lattice::cli::runValidate(args);
   if (command == "diff") return lattice::cli::runDiff(args);
+  if (command == "run") return lattice::cli::runRun(args);
+  if (command == "check") return lattice::cli::runCheck(args);
   std::cerr << "lattice-cli: unknown command '" << command << "'\n\n" << kUsage;
   return lattice::cli::ExitUsage;
 }

@@ -11,6 +11,7 @@
 #include "diff/DiffInternal.h"
 
 #include "artifact/WeightPacking.h"
+#include "tensor/TensorConvert.h"
 
 #include <algorithm>
 #include <cmath>
@@ -213,95 +214,12 @@ std::vector<std::int64_t> logicalShape(const WeightEntry& e, std::optional<std::
   return {e.kernelRows, in, e.outChannels}; // the kernel-major row view of sec. 13.3 step 1
 }
 
-namespace {
-
-float halfToFloat(std::uint16_t h) {
-  const std::uint32_t sign = (h & 0x8000u) << 16;
-  const std::uint32_t exponent = (h >> 10) & 0x1fu;
-  const std::uint32_t mantissa = h & 0x3ffu;
-  if (exponent == 0) {
-    const float v = std::ldexp(static_cast<float>(mantissa), -24); // zero and subnormals
-    return sign ? -v : v;
-  }
-  const std::uint32_t bits = exponent == 31 ? sign | 0x7f800000u | (mantissa << 13)
-                                            : sign | ((exponent + 112) << 23) | (mantissa << 13);
-  float out;
-  std::memcpy(&out, &bits, sizeof out);
-  return out;
-}
-
-template <typename T> void convertAll(const TensorData& t, std::vector<float>& out) {
-  const std::uint8_t* p = t.data();
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    T v;
-    std::memcpy(&v, p + i * sizeof(T), sizeof(T)); // views may be unaligned
-    out[i] = static_cast<float>(v);
-  }
-}
-
-Expected<std::vector<float>> toFloats(const TensorData& t) {
-  const std::int64_t n = t.numel();
-  if (n < 0 || static_cast<std::size_t>(n) * dtypeSize(t.dtype()) > t.byteSize())
-    return makeError("tensor shape " + shapeText(t.shape()) + " does not match its bytes");
-  std::vector<float> out(static_cast<std::size_t>(n));
-  switch (t.dtype()) {
-  case DType::F32:
-    convertAll<float>(t, out);
-    break;
-  case DType::F64:
-    convertAll<double>(t, out);
-    break;
-  case DType::F16:
-  case DType::BF16: {
-    std::vector<std::uint16_t> raw(out.size());
-    if (!raw.empty()) std::memcpy(raw.data(), t.data(), raw.size() * 2);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (t.dtype() == DType::F16) {
-        out[i] = halfToFloat(raw[i]);
-      } else {
-        const std::uint32_t bits = static_cast<std::uint32_t>(raw[i]) << 16;
-        std::memcpy(&out[i], &bits, sizeof(float));
-      }
-    }
-    break;
-  }
-  case DType::Bool:
-  case DType::U8:
-    convertAll<std::uint8_t>(t, out);
-    break;
-  case DType::I8:
-    convertAll<std::int8_t>(t, out);
-    break;
-  case DType::I16:
-    convertAll<std::int16_t>(t, out);
-    break;
-  case DType::U16:
-    convertAll<std::uint16_t>(t, out);
-    break;
-  case DType::I32:
-    convertAll<std::int32_t>(t, out);
-    break;
-  case DType::U32:
-    convertAll<std::uint32_t>(t, out);
-    break;
-  case DType::I64:
-    convertAll<std::int64_t>(t, out);
-    break;
-  case DType::U64:
-    convertAll<std::uint64_t>(t, out);
-    break;
-  }
-  return out;
-}
-
-} // namespace
-
 Expected<LogicalWeight> logicalWeight(const WeightEntry& e, std::optional<std::int64_t> inChannelsHint) {
   const std::string context = "weight '" + e.key + "': ";
   if (!e.problem.empty()) return makeError(context + e.problem);
   LogicalWeight out;
   if (!e.quantized) {
-    Expected<std::vector<float>> values = toFloats(*e.dense);
+    Expected<std::vector<float>> values = toFloatVector(*e.dense);
     if (!values) return makeError(context + values.message());
     out.values = std::move(*values);
     out.shape = e.dense->shape();

@@ -57,6 +57,7 @@ ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits&
     append(out.diagnostics, verifyArtifactWeights(*out.graph, *weights, weightsPath));
     out.weightsChecked = true;
   }
+  out.weights = std::make_shared<const SafetensorsFile>(std::move(*weights));
   return out;
 }
 

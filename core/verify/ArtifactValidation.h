@@ -3,10 +3,12 @@
 /// validation spec sec. 2 IO1-IO5, then every graph and weight rule) or a lone `.mlir` file (the
 /// graph rules only). This is what `lattice-cli validate` and the studio call.
 
+#include "tensor/Safetensors.h"
 #include "verify/ArtifactGraph.h"
 #include "verify/Diagnostic.h"
 #include "verify/MlirParser.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +24,8 @@ struct ArtifactValidation {
   std::vector<Diagnostic> diagnostics;
   /// True when weights.safetensors was read and checked against the graph.
   bool weightsChecked = false;
+  /// The mapped weights.safetensors when it loaded (what the runtime executes with).
+  std::shared_ptr<const SafetensorsFile> weights;
 
   bool ok() const { return !hasErrors(diagnostics); }
 };

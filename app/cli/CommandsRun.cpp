@@ -1,0 +1,168 @@
+// lattice-cli run and check: execute an artifact (or a model lowered in memory) on the CPU
+// runtime (core/runtime), write its outputs, and compare them with expected outputs by the
+// conformance protocol.
+#include "CliArgs.h"
+#include "Commands.h"
+#include "RuntimeSupport.h"
+
+#include "runtime/Compare.h"
+#include "runtime/Parallel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace lattice::cli {
+
+namespace {
+
+const char* const kRunUsage =
+    R"(usage: lattice-cli run ARTIFACT (--inputs IN.safetensors | --random-inputs N[:SEED] [--batch-size B]
+        [--save-inputs FILE]) [-o OUT.safetensors] [--exact] [--threads N] [--profile]
+        [--values FILE.safetensors] [lowering options of 'lower' when ARTIFACT is a model]
+example: lattice-cli run model.lattice --inputs inputs.safetensors -o outputs.safetensors
+         lattice-cli run example:sparse_resnet21d --random-inputs 100000:7 --profile
+)";
+
+const char* const kCheckUsage =
+    R"(usage: lattice-cli check ARTIFACT --inputs IN.safetensors --expected EXPECTED.safetensors
+        [--rtol R] [--atol A] [--exact] [--threads N]
+example: lattice-cli check case/expected.lattice --inputs case/inputs.safetensors
+         --expected case/expected.safetensors --rtol 1e-5 --atol 1e-5
+)";
+
+int usage(const std::string& command, const std::string& error, const char* text) {
+  std::cerr << "lattice-cli " << command << ": " << error << "\n" << text;
+  return ExitUsage;
+}
+
+std::vector<std::string> withOutputOption(const std::vector<std::string>& raw) {
+  std::vector<std::string> args;
+  for (const std::string& a : raw) args.push_back(a == "-o" ? "--output" : a);
+  return args;
+}
+
+std::string describeOutputs(const runtime::Runtime& rt) {
+  std::string text;
+  for (const runtime::PlanOutput& o : rt.plan().outputs)
+    text += (text.empty() ? "" : ", ") + o.abiName + " (" + runtime::describeValue(rt.value(o.slot)) + ")";
+  return text;
+}
+
+void printProfile(const runtime::Runtime& rt, double totalMs) {
+  const runtime::RuntimePlan& plan = rt.plan();
+  std::vector<int> order;
+  for (std::size_t i = 0; i < plan.ops.size(); ++i)
+    if (rt.stats(static_cast<int>(i)).ran) order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rt.stats(a).ms > rt.stats(b).ms; });
+  std::printf("%10s %7s %10s %9s %9s  %s\n", "ms", "share", "rows", "GFLOP/s", "map ms", "op");
+  for (int i : order) {
+    const runtime::OpStats& s = rt.stats(i);
+    const double gflops = s.flops > 0 && s.ms > 0 ? s.flops / (s.ms * 1e6) : 0.0;
+    std::printf("%10.3f %6.1f%% %10lld %9.2f %9.3f  %%%s (%s)\n", s.ms, totalMs > 0 ? 100.0 * s.ms / totalMs : 0.0,
+                static_cast<long long>(s.rows), gflops, s.kernelMapMs, plan.ops[static_cast<std::size_t>(i)].name().c_str(),
+                plan.ops[static_cast<std::size_t>(i)].kind.c_str());
+  }
+}
+
+} // namespace
+
+int runRun(const std::vector<std::string>& raw) {
+  CommandSpec spec;
+  spec.flags = {"exact", "profile", "allow-partial"};
+  spec.options = runOptionNames();
+  spec.options.insert({"output", "values"});
+  spec.minPositional = spec.maxPositional = 1;
+  ParsedArgs parsed;
+  std::string error;
+  if (raw.empty()) return usage("run", "missing ARTIFACT", kRunUsage);
+  if (!parseArgs(withOutputOption(raw), spec, parsed, error)) return usage("run", error, kRunUsage);
+  if (int code = applyThreads(parsed, "run")) return code;
+  const std::string& what = parsed.positional[0];
+  std::optional<runtime::Runtime> rt;
+  if (int code = openRuntime(what, parsed, rt)) return code;
+  runtime::RuntimeInputs inputs;
+  if (int code = prepareInputs(parsed, rt->plan(), inputs, "run")) return code;
+
+  runtime::RuntimeOptions options;
+  options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
+  options.keepValues = parsed.options.count("values") != 0;
+  if (Status s = rt->start(inputs, options); !s) return fail(ExitBadInput, what + ": " + s.message());
+  const auto started = std::chrono::steady_clock::now();
+  if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+
+  if (parsed.options.count("output")) {
+    Expected<std::vector<NamedTensor>> outputs = rt->outputs();
+    if (!outputs) return fail(ExitBadInput, outputs.message());
+    if (Status s = writeSafetensors(parsed.value("output"), *outputs, std::nullopt); !s) return fail(ExitBadInput, s.message());
+  }
+  if (parsed.options.count("values"))
+    if (Status s = writeSafetensors(parsed.value("values"), rt->values(), std::nullopt); !s)
+      return fail(ExitBadInput, s.message());
+  std::printf("%s: %zu ops in %.1f ms (kernel maps %.1f ms, %d threads%s): %s\n", what.c_str(), rt->plan().ops.size(),
+              ms, rt->kernelMapMs(), runtime::threads(), parsed.has("exact") ? ", exact" : "",
+              describeOutputs(*rt).c_str());
+  if (parsed.has("profile")) printProfile(*rt, ms);
+  return ExitOk;
+}
+
+int runCheck(const std::vector<std::string>& raw) {
+  CommandSpec spec;
+  spec.flags = {"exact", "allow-partial"};
+  spec.options = runOptionNames();
+  spec.options.insert({"expected", "rtol", "atol"});
+  spec.minPositional = spec.maxPositional = 1;
+  ParsedArgs parsed;
+  std::string error;
+  if (raw.empty()) return usage("check", "missing ARTIFACT", kCheckUsage);
+  if (!parseArgs(raw, spec, parsed, error)) return usage("check", error, kCheckUsage);
+  if (!parsed.options.count("expected")) return usage("check", "missing --expected FILE", kCheckUsage);
+  double rtol = 1e-5, atol = 1e-8; // numpy.allclose's defaults
+  if (parsed.options.count("rtol") && !parseNonNegative(parsed.value("rtol"), rtol))
+    return usage("check", "--rtol expects a non-negative number, got '" + parsed.value("rtol") + "'", kCheckUsage);
+  if (parsed.options.count("atol") && !parseNonNegative(parsed.value("atol"), atol))
+    return usage("check", "--atol expects a non-negative number, got '" + parsed.value("atol") + "'", kCheckUsage);
+  if (int code = applyThreads(parsed, "check")) return code;
+  // Exit 2 for what cannot be read (artifact, inputs, expected), 1 for what does not match.
+  const std::string& what = parsed.positional[0];
+  std::optional<runtime::Runtime> rt;
+  if (openRuntime(what, parsed, rt)) return ExitUsage;
+  runtime::RuntimeInputs inputs;
+  if (prepareInputs(parsed, rt->plan(), inputs, "check")) return ExitUsage;
+  Expected<SafetensorsFile> expected = SafetensorsFile::open(parsed.value("expected"));
+  if (!expected) return fail(ExitUsage, expected.message());
+
+  runtime::RuntimeOptions options;
+  options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
+  if (Status s = rt->start(inputs, options); !s) return fail(ExitUsage, what + ": " + s.message());
+  if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
+  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
+  if (!outputs) return fail(ExitBadInput, outputs.message());
+  std::vector<std::string> names;
+  std::vector<bool> sparse;
+  for (const runtime::PlanOutput& o : rt->plan().outputs) {
+    names.push_back(o.abiName);
+    sparse.push_back(std::holds_alternative<runtime::Sparse>(rt->value(o.slot)));
+  }
+  bool ok = true;
+  for (const runtime::OutputCheck& c : runtime::checkOutputs(names, sparse, *outputs, *expected, rtol, atol)) {
+    ok = ok && c.ok;
+    if (!c.problem.empty()) {
+      std::printf("%s: FAIL: %s\n", c.name.c_str(), c.problem.c_str());
+      continue;
+    }
+    const runtime::Divergence& d = c.divergence;
+    std::string worst = d.worstRow < 0 ? "-" : "row " + std::to_string(d.worstRow);
+    if (c.worstCoord.size() == 4)
+      worst += " (" + std::to_string(c.worstCoord[0]) + ", " + std::to_string(c.worstCoord[1]) + ", " +
+               std::to_string(c.worstCoord[2]) + ", " + std::to_string(c.worstCoord[3]) + ")";
+    std::printf("%s: %s: max |d| %.3g, max rel d %.3g, worst %s; %lld of %lld values outside rtol %g atol %g\n",
+                c.name.c_str(), c.ok ? "ok" : "FAIL", d.maxAbs, d.maxRel, worst.c_str(),
+                static_cast<long long>(d.outside), static_cast<long long>(d.elements), rtol, atol);
+  }
+  return ok ? ExitOk : ExitBadInput;
+}
+
+} // namespace lattice::cli

@@ -1,0 +1,39 @@
+#pragma once
+/// \file What the commands that execute artifacts share (`run`, `check`, `diff --inputs`): opening
+/// an artifact or lowering a model in memory into a Runtime, the inputs (`--inputs FILE` or
+/// `--random-inputs N[:SEED]` with `--batch-size B`, saved with `--save-inputs FILE`), and the
+/// thread count (`--threads N`).
+
+#include "CliArgs.h"
+
+#include "runtime/Runtime.h"
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace lattice::cli {
+
+/// Options taking a value of the executing commands (lowering options included).
+const std::set<std::string>& runOptionNames();
+
+/// True when `path` is an artifact (a directory with graph.mlir, or a `.mlir` file) rather than a
+/// model that `lower` accepts.
+bool isArtifactPath(const std::string& path);
+
+/// Opens `what` as an artifact (parse, verify, plan) or lowers it as a MODEL in memory (nothing
+/// is written). Returns 0 or the exit code after printing one line.
+int openRuntime(const std::string& what, const ParsedArgs& parsed, std::optional<runtime::Runtime>& out);
+
+/// The run's inputs from --inputs or --random-inputs (exactly one of them), saving random ones
+/// to --save-inputs. Returns 0 or the exit code after printing one line.
+int prepareInputs(const ParsedArgs& parsed, const runtime::RuntimePlan& plan, runtime::RuntimeInputs& out,
+                  const std::string& command);
+
+/// Applies --threads N (default: every core). Returns 0 or the usage exit code.
+int applyThreads(const ParsedArgs& parsed, const std::string& command);
+
+/// Parses a non-negative finite number (tolerances); false when `text` is not one.
+bool parseNonNegative(const std::string& text, double& out);
+
+} // namespace lattice::cli

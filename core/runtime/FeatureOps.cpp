@@ -1,0 +1,234 @@
+// The dense feature ops (lattice-artifact-validation.md sec. 10.4): linear (dense and quantized,
+// the latter on MLX's path: x cast to the scale dtype for the matmul and the product cast back),
+// embedding_lookup, elementwise, softmax, activation, batch_norm, layer_norm and rms_norm, with
+// rules X17 and X18. Each computes in T = float (default) or double (exact) and rounds once to
+// the result dtype.
+
+#include "runtime/OpContext.h"
+
+#include "runtime/Parallel.h"
+#include "tensor/TensorConvert.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+namespace lattice::runtime {
+
+namespace {
+
+const Tensor& featureOperand(const OpContext& ctx, std::size_t i) {
+  const Tensor& t = ctx.tensor(i);
+  if (!t.floats || t.shape.size() != 2) fail("input must be a floating-point tensor of rank 2");
+  return t;
+}
+
+Tensor floatResult(OpContext& ctx, std::int64_t rows, std::int64_t cols, std::shared_ptr<std::vector<float>> values) {
+  ctx.stats.rows = rows;
+  return Tensor{ctx.resultDType(0), {rows, cols}, std::move(values), nullptr};
+}
+
+// out = f(row values) per row, f writing C values from C inputs in T.
+template <typename T, typename F>
+std::shared_ptr<std::vector<float>> mapRows(const Tensor& x, DType dtype, const F& f) {
+  const std::int64_t rows = x.shape[0], C = x.shape[1];
+  auto out = makeFloats(static_cast<std::size_t>(rows * C));
+  parallelFor(rows, 256, [&](std::int64_t first, std::int64_t last) {
+    std::vector<T> in(static_cast<std::size_t>(C)), res(static_cast<std::size_t>(C));
+    for (std::int64_t r = first; r < last; ++r) {
+      for (std::int64_t c = 0; c < C; ++c) in[static_cast<std::size_t>(c)] = static_cast<T>((*x.floats)[static_cast<std::size_t>(r * C + c)]);
+      f(in.data(), res.data(), C);
+      for (std::int64_t c = 0; c < C; ++c)
+        (*out)[static_cast<std::size_t>(r * C + c)] = roundTo(static_cast<double>(res[static_cast<std::size_t>(c)]), dtype);
+    }
+  });
+  return out;
+}
+
+template <typename T> T activation(const std::string& kind, const std::string& approximate, T x, T alpha, T beta, T threshold) {
+  const T one(1), half(0.5);
+  if (kind == "relu") return x > T(0) ? x : T(0);
+  if (kind == "sigmoid") return one / (one + std::exp(-x));
+  if (kind == "silu") return x * (one / (one + std::exp(-x)));
+  if (kind == "tanh") return std::tanh(x);
+  if (kind == "leaky_relu") return x >= T(0) ? x : alpha * x;
+  if (kind == "softplus") return beta * x > threshold ? x : std::log1p(std::exp(beta * x)) / beta;
+  // gelu
+  if (approximate == "tanh")
+    return half * x * (one + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
+  if (approximate == "fast") return x * (one / (one + std::exp(-T(1.702) * x)));
+  return half * x * (one + std::erf(x / std::sqrt(T(2))));
+}
+
+template <typename T> void runActivationT(OpContext& ctx, const Tensor& x) {
+  const std::string& kind = ctx.op.text("kind");
+  const std::string& approximate = ctx.op.text("approximate");
+  const T alpha = static_cast<T>(ctx.op.f32("alpha")), beta = static_cast<T>(ctx.op.f32("beta")),
+          threshold = static_cast<T>(ctx.op.f32("threshold"));
+  auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t C) {
+    for (std::int64_t c = 0; c < C; ++c) res[c] = activation<T>(kind, approximate, in[c], alpha, beta, threshold);
+  });
+  ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
+}
+
+template <typename T> void runSoftmaxT(OpContext& ctx, const Tensor& x) {
+  auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t C) {
+    T mx = -std::numeric_limits<T>::infinity();
+    for (std::int64_t c = 0; c < C; ++c) mx = std::max(mx, in[c]);
+    T sum(0);
+    for (std::int64_t c = 0; c < C; ++c) sum += (res[c] = std::exp(in[c] - mx));
+    for (std::int64_t c = 0; c < C; ++c) res[c] /= sum;
+  });
+  ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
+}
+
+template <typename T> void runLinearT(OpContext& ctx, const Tensor& x, const std::vector<float>& wio,
+                                      const std::vector<float>* bias, std::int64_t cout, bool castToHalf) {
+  const std::int64_t rows = x.shape[0], cin = x.shape[1];
+  std::vector<T> xs(x.floats->begin(), x.floats->end());
+  if (castToHalf)
+    for (T& v : xs) v = static_cast<T>(roundToHalf(static_cast<float>(v)));
+  std::vector<T> ws(wio.begin(), wio.end());
+  std::vector<T> y(static_cast<std::size_t>(rows * cout));
+  gemm(xs.data(), ws.data(), y.data(), rows, cin, cout, false);
+  ctx.stats.gemms.push_back({rows, cin, cout});
+  ctx.stats.flops = 2.0 * static_cast<double>(rows) * static_cast<double>(cin) * static_cast<double>(cout);
+  const DType dtype = ctx.resultDType(0);
+  auto out = makeFloats(y.size());
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cout; ++c) {
+      T v = y[static_cast<std::size_t>(r * cout + c)];
+      if (castToHalf) v = static_cast<T>(roundToHalf(static_cast<float>(v))); // the f16 matmul's result, cast back
+      if (bias) v += static_cast<T>((*bias)[static_cast<std::size_t>(c)]);
+      (*out)[static_cast<std::size_t>(r * cout + c)] = roundTo(static_cast<double>(v), dtype);
+    }
+  ctx.results[0] = floatResult(ctx, rows, cout, std::move(out));
+}
+
+// Per-channel weights of the norms, checked against the input's channels.
+std::vector<std::shared_ptr<const std::vector<float>>> normWeights(OpContext& ctx, std::int64_t channels,
+                                                                   std::initializer_list<const char*> names) {
+  std::vector<std::shared_ptr<const std::vector<float>>> out;
+  std::size_t i = 1;
+  for (const char* name : names) out.push_back(vectorWeight(ctx, ctx.weight(i++), channels, name));
+  return out;
+}
+
+template <typename T> void runNormT(OpContext& ctx, const Tensor& x, const std::string& kind) {
+  const std::int64_t C = x.shape[1];
+  const T eps = static_cast<T>(static_cast<float>(ctx.op.f32("eps")));
+  std::vector<std::shared_ptr<const std::vector<float>>> w;
+  if (kind == "batch_norm") w = normWeights(ctx, C, {"scale", "bias", "mean", "var"});
+  else if (kind == "layer_norm") w = normWeights(ctx, C, {"scale", "bias"});
+  else w = normWeights(ctx, C, {"scale"});
+  auto at = [&](std::size_t which, std::int64_t c) { return static_cast<T>((*w[which])[static_cast<std::size_t>(c)]); };
+  auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t n) {
+    if (kind == "batch_norm") {
+      for (std::int64_t c = 0; c < n; ++c)
+        res[c] = (in[c] - at(2, c)) * (T(1) / std::sqrt(at(3, c) + eps)) * at(0, c) + at(1, c);
+      return;
+    }
+    if (kind == "layer_norm") {
+      T mean(0), var(0);
+      for (std::int64_t c = 0; c < n; ++c) mean += in[c];
+      mean /= static_cast<T>(n);
+      for (std::int64_t c = 0; c < n; ++c) var += (in[c] - mean) * (in[c] - mean);
+      var /= static_cast<T>(n);
+      const T inv = T(1) / std::sqrt(var + eps);
+      for (std::int64_t c = 0; c < n; ++c) res[c] = (in[c] - mean) * inv * at(0, c) + at(1, c);
+      return;
+    }
+    T sq(0);
+    for (std::int64_t c = 0; c < n; ++c) sq += in[c] * in[c];
+    const T inv = T(1) / std::sqrt(sq / static_cast<T>(n) + eps);
+    for (std::int64_t c = 0; c < n; ++c) res[c] = in[c] * inv * at(0, c);
+  });
+  ctx.results[0] = floatResult(ctx, x.shape[0], C, std::move(out));
+}
+
+template <typename F> void byNumerics(OpContext& ctx, const F& f) {
+  if (ctx.exact())
+    f(double{});
+  else
+    f(float{});
+}
+
+} // namespace
+
+void runLinear(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  const WeightRef& w = ctx.weight(1);
+  std::int64_t cout = 0;
+  const auto wio = linearWeight(ctx, w, x.shape[1], &cout);
+  std::shared_ptr<const std::vector<float>> bias;
+  if (ctx.operandCount() > 2) bias = vectorWeight(ctx, ctx.weight(2), cout, "bias");
+  const bool castToHalf = w.quantized() && w.packing.scaleDtype == "f16";
+  byNumerics(ctx, [&](auto tag) { runLinearT<decltype(tag)>(ctx, x, *wio, bias.get(), cout, castToHalf); });
+}
+
+void runEmbeddingLookup(OpContext& ctx) {
+  const Tensor& idx = ctx.tensor(0);
+  if (!idx.ints) fail("lattice.embedding_lookup indices must be integers."); // X17
+  std::int64_t rows = 0, C = 0;
+  const auto table = embeddingWeight(ctx, ctx.weight(1), &rows, &C);
+  const std::int64_t n = idx.numel();
+  auto out = makeFloats(static_cast<std::size_t>(n * C));
+  for (std::int64_t r = 0; r < n; ++r) {
+    const std::int64_t i = (*idx.ints)[static_cast<std::size_t>(r)];
+    if (i < 0 || i >= rows)
+      fail("embedding index " + std::to_string(i) + " of row " + std::to_string(r) + " is outside the " +
+           std::to_string(rows) + " rows of the weight");
+    std::copy_n(table->data() + i * C, C, out->data() + r * C);
+  }
+  roundInPlace(*out, ctx.resultDType(0));
+  ctx.results[0] = floatResult(ctx, n, C, std::move(out));
+}
+
+void runElementwise(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  const std::string& kind = ctx.op.text("kind");
+  if (kind != "exp" && kind != "round") fail("IR v2 lattice.elementwise only supports exp and round."); // X18
+  // Computed in f32 in both modes (sec. 10.4).
+  auto out = mapRows<float>(x, ctx.resultDType(0), [&](const float* in, float* res, std::int64_t C) {
+    for (std::int64_t c = 0; c < C; ++c) {
+      if (kind == "exp") {
+        res[c] = std::exp(in[c]);
+        continue;
+      }
+      const float lower = std::floor(in[c]), frac = in[c] - lower;
+      const bool odd = std::fmod(lower, 2.0f) != 0.0f;
+      res[c] = lower + ((frac > 0.5f || (frac == 0.5f && odd)) ? 1.0f : 0.0f);
+    }
+  });
+  ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
+}
+
+void runSoftmax(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  const std::int64_t axis = ctx.op.i64("axis");
+  if (axis != -1 && axis != 1) fail("IR v2 lattice.softmax only supports the last axis."); // X18
+  byNumerics(ctx, [&](auto tag) { runSoftmaxT<decltype(tag)>(ctx, x); });
+}
+
+void runActivation(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  byNumerics(ctx, [&](auto tag) { runActivationT<decltype(tag)>(ctx, x); });
+}
+
+void runBatchNorm(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "batch_norm"); });
+}
+
+void runLayerNorm(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "layer_norm"); });
+}
+
+void runRmsNorm(OpContext& ctx) {
+  const Tensor& x = featureOperand(ctx, 0);
+  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "rms_norm"); });
+}
+
+} // namespace lattice::runtime

@@ -1,0 +1,116 @@
+#pragma once
+/// \file What an op implementation sees while it runs (internal to lattice_runtime): its plan op
+/// and attributes, its operand values, the results to fill, the numerics mode, the kernel-map
+/// cache, the prepared-weight cache and the statistics it reports. Op implementations throw
+/// lattice::Exception with the spec's message; the executor adds the op, its SSA name and its
+/// graph.mlir location.
+
+#include "runtime/KernelMap.h"
+#include "runtime/Runtime.h"
+#include "runtime/RuntimePlan.h"
+#include "runtime/RuntimeValue.h"
+#include "support/Expected.h"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace lattice::runtime {
+
+/// Weights in the forms the kernels use, prepared once per weight op and kept across runs (the
+/// artifact's weights do not change): conv (K, C_in, C_out), linear (C_out, C_in), vectors.
+class WeightCache {
+public:
+  using Key = std::tuple<int, int, std::int64_t, std::int64_t>; // op, form, dim a, dim b
+  std::shared_ptr<const std::vector<float>> find(const Key& key) const;
+  void put(const Key& key, std::shared_ptr<const std::vector<float>> values);
+  void clear() { m_entries.clear(); }
+
+private:
+  std::map<Key, std::shared_ptr<const std::vector<float>>> m_entries;
+};
+
+struct OpContext {
+  const RuntimePlan& plan;
+  int opIndex;
+  const PlanOp& op;
+  /// Operand values in order (never null; a freed or missing one is refused before the op runs).
+  std::vector<const RuntimeValue*> operands;
+  /// One per result of the op, to be filled.
+  std::vector<RuntimeValue>& results;
+  Numerics numerics;
+  KernelMapCache& maps;
+  WeightCache& weights;
+  OpStats& stats;
+  const std::atomic<bool>& cancelled;
+  /// The weights of the artifact by key (for `lattice.weight`).
+  const WeightSource& weightSource;
+
+  bool exact() const { return numerics == Numerics::Exact; }
+  std::size_t operandCount() const { return operands.size(); }
+  /// The operand as the given kind; throws when it is something else (an unverified graph).
+  const Sparse& sparse(std::size_t i) const;
+  const Tensor& tensor(std::size_t i) const;
+  const WeightRef& weight(std::size_t i) const;
+  /// The declared type of result i.
+  const ArtifactType& resultType(std::size_t i) const;
+  /// The declared element dtype of result i (`f32` → F32; sparse: its `dtype` parameter).
+  DType resultDType(std::size_t i) const;
+  /// Throws "cancelled" when the run was cancelled (long ops call it between pieces of work).
+  void checkCancelled() const;
+};
+
+[[noreturn]] inline void fail(std::string message) { throw Exception{std::move(message)}; }
+
+/// F32 / F16 from an MLIR element type name (`f32`, `f16`); throws for anything else.
+DType floatDType(const std::string& mlirName);
+/// Rounds every element to what `dtype` stores (F16: to the nearest half; F32: nothing).
+void roundInPlace(std::vector<float>& values, DType dtype);
+/// `value` rounded once to `dtype` (F32 or F16).
+float roundTo(double value, DType dtype);
+std::string tripleText(const Triple& t);
+
+/// Op implementations, one per family file.
+void runSparseMake(OpContext& ctx);
+void runSparseDecompose(OpContext& ctx);
+void runSparseWithFeatures(OpContext& ctx);
+void runSparseReindex(OpContext& ctx);
+void runSparseBinary(OpContext& ctx);
+void runSparseCat(OpContext& ctx);
+void runWeight(OpContext& ctx);
+void runConvolution(OpContext& ctx);
+void runPool(OpContext& ctx);
+void runPoolTranspose(OpContext& ctx);
+void runTrilinearUpsample(OpContext& ctx);
+void runGlobalPool(OpContext& ctx);
+void runVoxelize(OpContext& ctx);
+void runDevoxelize(OpContext& ctx);
+void runLinear(OpContext& ctx);
+void runEmbeddingLookup(OpContext& ctx);
+void runElementwise(OpContext& ctx);
+void runSoftmax(OpContext& ctx);
+void runActivation(OpContext& ctx);
+void runBatchNorm(OpContext& ctx);
+void runLayerNorm(OpContext& ctx);
+void runRmsNorm(OpContext& ctx);
+
+/// Prepared weights (WeightOps.cpp). Each checks the rules of sec. 8 X1-X5, X8 that concern the
+/// weight and its consumer and returns the values in the consumer's form as floats.
+/// Conv: (K, C_in, C_out) with W_k[ci][co] = Wt[co, k, ci] (sec. 10.2).
+std::shared_ptr<const std::vector<float>> convWeight(OpContext& ctx, const WeightRef& w, std::int64_t volume,
+                                                     std::int64_t inChannels, std::int64_t* outChannels);
+/// Linear: Wᵀ, (C_in, C_out), for y = x · Wᵀ as one GEMM.
+std::shared_ptr<const std::vector<float>> linearWeight(OpContext& ctx, const WeightRef& w, std::int64_t inChannels,
+                                                       std::int64_t* outChannels);
+/// A dense vector (bias, channel): (C,), checked against `channels` when that is >= 0.
+std::shared_ptr<const std::vector<float>> vectorWeight(OpContext& ctx, const WeightRef& w, std::int64_t channels,
+                                                       const char* what);
+/// Embedding: (N, C).
+std::shared_ptr<const std::vector<float>> embeddingWeight(OpContext& ctx, const WeightRef& w, std::int64_t* rows,
+                                                          std::int64_t* channels);
+
+} // namespace lattice::runtime
