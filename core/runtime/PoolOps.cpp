@@ -181,7 +181,10 @@ void runTrilinearUpsample(OpContext& ctx) {
   spec.relation = target ? Relation::TargetTransposed : Relation::Transposed;
   spec.offsets = OffsetFamily::Indexed;
   for (int a = 0; a < 3; ++a) {
-    if (sigma[a] < 1 || sigma[a] > kMaxKernelVolume) fail("stride values must be strictly positive");
+    if (sigma[a] < 1) fail("stride values must be strictly positive");
+    if (sigma[a] > kMaxKernelVolume) // the kernel 2σ − 1 alone would pass the limit (and overflow later)
+      fail("the kernel of stride " + tripleText(sigma) + " (2·stride − 1 per axis) exceeds the runtime's limit of " +
+           std::to_string(kMaxKernelVolume) + " kernel rows");
     spec.kernel[a] = 2 * sigma[a] - 1;
     spec.stride[a] = sigma[a];
     spec.padding[a] = sigma[a] - 1;

@@ -207,11 +207,17 @@ public:
 
   ArtifactParseResult parse() const { return parseArtifactGraph(text(), "graph.mlir"); }
 
-  /// Parse + verify + plan, with the weights in memory.
+  /// Parse + verify + plan, with the weights in memory (or with no weight file at all after
+  /// withoutWeightFile(): the verifier then cannot check weights, and every lookup misses).
   Expected<Runtime> runtime() const {
     ArtifactParseResult p = parse();
     if (!p.ok()) return makeError(p.error.str());
-    return Runtime::fromGraph(std::move(*p.graph), runtime::WeightSource::fromTensors(m_weights));
+    return Runtime::fromGraph(std::move(*p.graph), m_noWeightFile ? runtime::WeightSource{}
+                                                                  : runtime::WeightSource::fromTensors(m_weights));
+  }
+  Graph& withoutWeightFile() {
+    m_noWeightFile = true;
+    return *this;
   }
 
 private:
@@ -219,6 +225,7 @@ private:
   std::vector<std::string> m_body;
   std::vector<Out> m_outs;
   std::vector<NamedTensor> m_weights;
+  bool m_noWeightFile = false;
 };
 
 // ---- inputs ----

@@ -1,0 +1,282 @@
+// Hostile inputs to the runtime: coordinates outside its range, batches past its limit, active
+// counts past the buffer, feature rows that differ from coordinate rows, wrong dtypes and shapes,
+// NaN and huge points, out-of-range embedding indices, outputs that leave the coordinate range,
+// and kernels or batch sizes that would need unbounded memory. Each gives a clear error (naming
+// the op, its SSA name and its location when an op refuses it, or the input when binding does),
+// never a crash; the few that the spec defines as non-errors (active clamped, a NaN point in
+// devoxelize is a miss) run and give the spec's result.
+
+#include "RuntimeTestSupport.h"
+
+#include <QtTest/QtTest>
+
+#include <functional>
+#include <limits>
+
+using namespace lattice;
+using namespace lattice::rt;
+
+namespace {
+
+struct HostileCase {
+  const char* name;
+  std::function<void(Graph&, Inputs&)> make;
+  std::string message; ///< part of the error
+  std::string ssa;     ///< the op that refuses it ("" for input binding)
+};
+
+const std::string kAcc = "accumulation = \"canonical_f32\"";
+
+/// x (1 channel, stride `s`) as the output.
+void identity(Graph& g, std::array<std::int64_t, 3> s = {1, 1, 1}) {
+  g.sparseInput("x", 1, s);
+  g.output("x", "$S");
+}
+
+void voxelize(Graph& g, Inputs& in, const std::vector<float>& points, const char* voxel = "1.0, 1.0, 1.0") {
+  g.denseInput("p", "tensor<?x3xf32>").denseInput("f", "tensor<?x1xf32>");
+  g.denseInput("b", "tensor<?xi32>").denseInput("n", "tensor<1xi32>");
+  g.op(std::string("%v = lattice.voxelize %p, %f, %b, %n {voxel_size = array<f64: ") + voxel +
+       ">, origin = array<f64: 0.0, 0.0, 0.0>, reduction = #lattice.voxel_reduction<sum>, stride = array<i64: 1, 1, "
+       "1>} : (tensor<?x3xf32>, tensor<?x1xf32>, tensor<?xi32>, tensor<1xi32>) -> $S");
+  g.output("v", "$S");
+  const std::int32_t n = static_cast<std::int32_t>(points.size() / 3);
+  in.dense("p", f32Tensor({n, 3}, points));
+  in.dense("f", f32Tensor({n, 1}, std::vector<float>(static_cast<std::size_t>(n), 1.0f)));
+  in.dense("b", i32Tensor({n}, std::vector<std::int32_t>(static_cast<std::size_t>(n), 0)));
+  in.dense("n", i32Tensor({1}, {n}));
+}
+
+const std::vector<HostileCase>& cases() {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  static const std::vector<HostileCase> c = {
+      {"x beyond the coordinate range",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{0, 0, 0, 0}, {0, 70000, 1, 2}}, {1, 2}, 1);
+       },
+       "coordinate (0, 70000, 1, 2) of row 1 is outside the runtime's range", "x"},
+      {"most negative int32 coordinate",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{0, 0, std::numeric_limits<std::int32_t>::min(), 0}}, {1}, 1);
+       },
+       "is outside the runtime's range", "x"},
+      {"batch beyond the limit",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{5000, 0, 0, 0}}, {1}, 1);
+       },
+       "is outside the runtime's range (batch 0..4095", "x"},
+      {"negative batch",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{-1, 0, 0, 0}}, {1}, 1);
+       },
+       "is outside the runtime's range", "x"},
+      {"feature rows differ from coordinate rows",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.dense("x_coords", i32Tensor({3, 4}, {0, 0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0}));
+         in.dense("x_features", f32Tensor({2, 1}, {1, 2}));
+         in.dense("x_active", i32Tensor({1}, {3}));
+       },
+       "coords and feats must have the same row count.", "x"},
+      {"features of the wrong dtype",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.dense("x_coords", i32Tensor({1, 4}, {0, 0, 0, 0}));
+         in.dense("x_features", i32Tensor({1, 1}, {1}));
+         in.dense("x_active", i32Tensor({1}, {1}));
+       },
+       "input 'x_features' must be F32 (tensor<?x1xf32>), got I32", ""},
+      {"coordinates as floats",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.dense("x_coords", f32Tensor({1, 4}, {0, 0, 0, 0}));
+         in.dense("x_features", f32Tensor({1, 1}, {1}));
+         in.dense("x_active", i32Tensor({1}, {1}));
+       },
+       "input 'x_coords' must be I32", ""},
+      {"coordinates with three columns",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.dense("x_coords", i32Tensor({2, 3}, {0, 0, 0, 0, 1, 0}));
+         in.dense("x_features", f32Tensor({2, 1}, {1, 2}));
+         in.dense("x_active", i32Tensor({1}, {2}));
+       },
+       "input 'x_coords' has shape [2, 3], expected tensor<?x4xi32>", ""},
+      {"features with the wrong channel count",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{0, 0, 0, 0}}, {1, 2}, 2);
+       },
+       "input 'x_features' has shape [1, 2], expected tensor<?x1xf32>", ""},
+      {"active of two entries",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.dense("x_coords", i32Tensor({1, 4}, {0, 0, 0, 0}));
+         in.dense("x_features", f32Tensor({1, 1}, {1}));
+         in.dense("x_active", i32Tensor({2}, {1, 1}));
+       },
+       "input 'x_active' has shape [2], expected tensor<1xi32>", ""},
+      {"a NaN point in voxelize", [nan](Graph& g, Inputs& in) { voxelize(g, in, {0, 0, 0, nan, 1, 1}); },
+       "point row 1 (batch 0) falls outside the runtime's voxel range", "v"},
+      {"an infinite point in voxelize",
+       [](Graph& g, Inputs& in) { voxelize(g, in, {std::numeric_limits<float>::infinity(), 0, 0}); },
+       "point row 0 (batch 0) falls outside the runtime's voxel range", "v"},
+      {"a huge point in voxelize", [](Graph& g, Inputs& in) { voxelize(g, in, {0, 3e9f, 0}); },
+       "falls outside the runtime's voxel range", "v"},
+      {"a tiny voxel size in voxelize", [](Graph& g, Inputs& in) { voxelize(g, in, {1, 1, 1}, "1.0e-30, 1.0, 1.0"); },
+       "falls outside the runtime's voxel range", "v"},
+      {"embedding index past the table",
+       [](Graph& g, Inputs& in) {
+         g.denseInput("i", "tensor<?xi32>");
+         g.weight("w", "embedding", "embedding_n_c", {3, 1}, {1, 2, 3});
+         g.op("%y = lattice.embedding_lookup %i, %w : (tensor<?xi32>, $WE) -> tensor<?x1xf32>");
+         g.output("y", "tensor<?x1xf32>");
+         in.dense("i", i32Tensor({2}, {0, 3}));
+       },
+       "embedding index 3 of row 1 is outside the 3 rows of the weight", "y"},
+      {"negative embedding index",
+       [](Graph& g, Inputs& in) {
+         g.denseInput("i", "tensor<?xi32>");
+         g.weight("w", "embedding", "embedding_n_c", {3, 1}, {1, 2, 3});
+         g.op("%y = lattice.embedding_lookup %i, %w : (tensor<?xi32>, $WE) -> tensor<?x1xf32>");
+         g.output("y", "tensor<?x1xf32>");
+         in.dense("i", i32Tensor({1}, {-1}));
+       },
+       "embedding index -1 of row 0 is outside", "y"},
+      {"generative output beyond the range",
+       [](Graph& g, Inputs& in) {
+         g.sparseInput("x", 1, {2, 1, 1});
+         g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 2, 1, 1, 1}, {1, 1});
+         g.op("%y = lattice.generative_conv_transpose3d %x, %w {kernel_size = array<i64: 2, 1, 1>, stride = array<i64: "
+              "2, 1, 1>, " + kAcc + "} : ($S, $WC) -> $S");
+         g.output("y", "$S");
+         in.sparse("x", {{0, 2 * 60000, 0, 0}}, {1}, 1); // logical 60000 → 120000, 120001
+       },
+       "is outside the runtime's range", "y"},
+      {"transposed output beyond the range",
+       [](Graph& g, Inputs& in) {
+         g.sparseInput("x", 1, {4, 1, 1});
+         g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 2, 1, 1, 1}, {1, 1});
+         g.op("%y = lattice.conv_transpose3d %x, %w {kernel_size = array<i64: 2, 1, 1>, stride = array<i64: 4, 1, 1>, "
+              "padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>, " + kAcc + "} : ($S, $WC) -> $S");
+         g.output("y", "$S");
+         in.sparse("x", {{0, -4 * 60000, 0, 0}}, {1}, 1);
+       },
+       "is outside the runtime's range", "y"},
+      {"pooling kernel past the volume limit",
+       [](Graph& g, Inputs& in) {
+         g.sparseInput("x", 1);
+         g.op("%y = lattice.pool3d %x {mode = #lattice.pool_mode<sum>, kernel_size = array<i64: 1000, 1000, 1000>, "
+              "stride = array<i64: 1, 1, 1>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>} : ($S) -> $S");
+         g.output("y", "$S");
+         in.sparse("x", {{0, 0, 0, 0}}, {1}, 1);
+       },
+       "exceeds the runtime's limit of 4096", "y"},
+      {"trilinear stride past the volume limit",
+       [](Graph& g, Inputs& in) {
+         g.sparseInput("x", 1, {100000, 1, 1});
+         g.op("%y = lattice.trilinear_upsample3d %x {stride = array<i64: 100000, 1, 1>} : ($S) -> $S");
+         g.output("y", "$S");
+         in.sparse("x", {{0, 0, 0, 0}}, {1}, 1);
+       },
+       "exceeds the runtime's limit of 4096", "y"},
+      {"global_pool batch_size past the limit",
+       [](Graph& g, Inputs& in) {
+         g.sparseInput("x", 1);
+         g.op("%y = lattice.global_pool %x {mode = #lattice.pool_mode<sum>, batch_size = 1000000000} : ($S) -> "
+              "tensor<?x1xf32>");
+         g.output("y", "tensor<?x1xf32>");
+         in.sparse("x", {{0, 0, 0, 0}}, {1}, 1);
+       },
+       "exceeds the runtime's limit of 4096", "y"},
+  };
+  return c;
+}
+
+} // namespace
+
+class TestRuntimeHostile : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void hostileInputsAreRefusedClearly_data() {
+    QTest::addColumn<int>("index");
+    for (std::size_t i = 0; i < cases().size(); ++i) QTest::newRow(cases()[i].name) << static_cast<int>(i);
+  }
+  void hostileInputsAreRefusedClearly() {
+    QFETCH(int, index);
+    const HostileCase& c = cases()[static_cast<std::size_t>(index)];
+    Graph g;
+    Inputs in;
+    c.make(g, in);
+    const Run r = run(g, in);
+    QVERIFY2(!r.ok(), "the run succeeded");
+    RT_CHECK(containsAll(r.error, {c.message}));
+    QVERIFY2(r.runtime, r.error.c_str()); // the artifact itself is valid
+    if (c.ssa.empty()) {
+      QVERIFY(!r.runtime->started()); // refused by the input binding
+    } else {
+      const runtime::RuntimePlan& plan = r.runtime->plan();
+      const std::string kind = plan.ops[static_cast<std::size_t>(plan.opIndexOf(c.ssa))].kind;
+      RT_CHECK(containsAll(r.error, {g.loc(c.ssa) + ": error: 'lattice." + kind + "' op %" + c.ssa + ": "}));
+    }
+  }
+
+  // An active count past the buffer is clamped to the capacity (sec. 10.1), however large.
+  void hugeActiveIsClamped() {
+    Graph g;
+    identity(g);
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2}, 1, std::numeric_limits<std::int32_t>::max());
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2}, 0, 0));
+  }
+
+  // devoxelize: a NaN or huge point cannot be in any voxel: its row is zero, not an error.
+  void devoxelizeOfANaNPointIsAMiss() {
+    Graph g;
+    g.denseInput("p", "tensor<?x3xf32>");
+    g.sparseInput("v", 1);
+    g.denseInput("b", "tensor<?xi32>").denseInput("n", "tensor<1xi32>");
+    g.op("%y = lattice.devoxelize %p, %v, %b, %n {voxel_size = array<f64: 1.0, 1.0, 1.0>, origin = array<f64: 0.0, "
+         "0.0, 0.0>, interpolation = #lattice.point_interpolation<linear>} : (tensor<?x3xf32>, $S, tensor<?xi32>, "
+         "tensor<1xi32>) -> tensor<?x1xf32>");
+    g.output("y", "tensor<?x1xf32>");
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Inputs in;
+    in.dense("p", f32Tensor({3, 3}, {nan, 0, 0, 3e9f, 0, 0, 0, 0, 0}));
+    in.sparse("v", {{0, 0, 0, 0}}, {7}, 1);
+    in.dense("b", i32Tensor({3}, {0, 0, 0}));
+    in.dense("n", i32Tensor({1}, {3}));
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(closeValues(r.dense(), {0, 0, 7}, 0, 0)); // the third point sits on the voxel
+  }
+
+  // The empty input: no rows at all runs through every kind of op and gives empty results.
+  void emptyInputRuns() {
+    Graph g;
+    g.sparseInput("x", 1);
+    g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 3, 3, 3, 1}, std::vector<float>(27, 1.0f));
+    g.op("%y = lattice.subm_conv3d %x, %w {kernel_size = array<i64: 3, 3, 3>, dilation = array<i64: 1, 1, 1>, " + kAcc +
+         "} : ($S, $WC) -> $S");
+    g.op("%p = lattice.global_pool %y {mode = #lattice.pool_mode<avg>, batch_size = -1} : ($S) -> tensor<?x1xf32>");
+    g.output("y", "$S").output("p", "tensor<?x1xf32>");
+    Inputs in;
+    in.sparse("x", {}, {}, 1);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    QCOMPARE(r.sparse(0).coords.size(), std::size_t(0));
+    std::vector<std::int64_t> shape;
+    QCOMPARE(r.dense(1, &shape).size(), std::size_t(0));
+    QCOMPARE(shape, (std::vector<std::int64_t>{0, 1})); // B = max batch + 1 = 0 without rows
+  }
+};
+
+QTEST_GUILESS_MAIN(TestRuntimeHostile)
+#include "tst_runtime_hostile.moc"
