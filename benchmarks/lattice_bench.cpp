@@ -2,20 +2,19 @@
 // for the built-in models, median of N runs after one warm-up. Prints a table, or JSON with
 // --json. Run on demand; it is not a test.
 //
-//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases] [--default-heap]
+//   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
+//   lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]   (runtime_bench.cpp)
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
-// The bench runs on the tools' allocator and heap policy (support/MemoryPolicy.h), as the studio
-// and lattice-cli do; --default-heap keeps the allocator's defaults, to see what the policy is
-// worth. The first line of the table names the allocator; its last lines are issue #3's two
-// within-run ratios (per-block lowering cost at N = 10000 against N = 100, from the medians and
+// The last lines of the table are two within-run ratios (per-block lowering cost at N = 10000 against N = 100, from the medians and
 // from the fastest runs, and the SparseResUNet42 save against a sequential write of its bytes)
 // when their cases ran.
 
+#include "runtime_bench.h"
+
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
-#include "support/MemoryPolicy.h"
 #include "trace/Tracer.h"
 
 #include <nlohmann/json.hpp>
@@ -110,27 +109,26 @@ double measureDiskWrite(const fs::path& dir, uint64_t bytes) {
 } // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--runtime") return runtimeBenchMain(argc, argv);
   std::string dirArg;
   std::string casesArg;
   int runs = 5;
   bool json = false;
   bool phases = false;
-  bool defaultHeap = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
     else if (a == "--phases") phases = true;
-    else if (a == "--default-heap") defaultHeap = true;
     else if (a == "--dir" && i + 1 < argc) dirArg = argv[++i];
     else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--cases" && i + 1 < argc) casesArg = argv[++i];
     else {
-      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases] "
-                   "[--default-heap]\n";
+      std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n"
+                   "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n";
       return 2;
     }
   }
-  if (!defaultHeap) applyHeapPolicy();
 
   std::vector<Case> cases = {
       {"sparse_resnet21d", "example:sparse_resnet21d", std::nullopt},
@@ -167,7 +165,6 @@ int main(int argc, char** argv) {
     ExportOptions options;
     options.quantizeBits = c.quantize;
 
-    const std::optional<double> modelMb = heapMegabytesInUse();
     LatticeTracer tracer;
     r.traceMs = timeMedian(runs, [&]() -> Status {
       auto g = tracer.trace(*model);
@@ -189,23 +186,14 @@ int main(int argc, char** argv) {
 
     if (phases) {
       std::vector<double> prepare, interpret, text, teardown;
-      std::optional<double> graphMb, loweredMb;
-      const auto grownSince = [](std::optional<double> base) -> std::optional<double> {
-        const std::optional<double> now = heapMegabytesInUse();
-        if (!base || !now) return std::nullopt;
-        return *now - *base;
-      };
       for (int i = 0; i <= runs; ++i) {
-        const std::optional<double> base = heapMegabytesInUse();
         auto t0 = Clock::now();
         auto p = std::make_unique<Expected<PreparedLowering>>(prepareLowering(*model, options));
         if (!*p) return 1;
         const double a = msSince(t0);
-        graphMb = grownSince(base);
         t0 = Clock::now();
         if (!finishLowering(**p)) return 1;
         const double b = msSince(t0);
-        loweredMb = grownSince(base);
         t0 = Clock::now();
         if (!(**p).builder->toMlir()) return 1;
         const double c = msSince(t0);
@@ -215,15 +203,8 @@ int main(int argc, char** argv) {
         if (i == 0) continue;
         prepare.push_back(a), interpret.push_back(b), text.push_back(c), teardown.push_back(d);
       }
-      std::string heap; // only where the allocator counts its bytes in use (glibc)
-      if (modelMb && graphMb && loweredMb) {
-        char figures[128];
-        std::snprintf(figures, sizeof figures, "; heap: model %.1f MB, +%.1f MB traced, +%.1f MB lowered",
-                      *modelMb, *graphMb, *loweredMb);
-        heap = figures;
-      }
-      std::fprintf(stderr, "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms%s\n",
-                   c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown), heap.c_str());
+      std::fprintf(stderr, "%-24s prepare %.2f ms, interpret %.2f ms, text %.2f ms, teardown %.2f ms\n",
+                   c.name.c_str(), median(prepare), median(interpret), median(text), median(teardown));
     }
 
     const std::string target = (dir / (c.name + ".lattice")).string();
@@ -250,7 +231,6 @@ int main(int argc, char** argv) {
     std::cout << out.dump(2) << '\n';
     return 0;
   }
-  std::printf("heap: %s\n", heapDescription().c_str());
   std::printf("disk sequential write: %.0f MB/s (%s)\n\n", disk, dir.c_str());
   std::printf("%-24s %7s %12s %10s %10s %10s %10s\n", "case", "nodes", "weight MB", "trace ms", "lower ms",
               "save ms", "write MB/s");

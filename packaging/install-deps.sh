@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make ccache pkg-config
   qt6-base-dev qt6-svg-dev libgl-dev
-  libtorch-dev libopenblas0-pthread libabsl-dev libgraphviz-dev graphviz nlohmann-json3-dev libmimalloc-dev
+  libtorch-dev libopenblas0-pthread libabsl-dev libgraphviz-dev graphviz nlohmann-json3-dev
   xvfb xauth python3 python3-torch
   desktop-file-utils appstream dpkg-dev
 )

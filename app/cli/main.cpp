@@ -1,7 +1,6 @@
 // lattice-cli: the headless front end of Lattice Studio.
 #include "CliArgs.h"
 #include "Commands.h"
-#include "support/MemoryPolicy.h"
 
 #include <cstdio>
 #include <iostream>
@@ -62,7 +61,6 @@ exit codes: 0 ok, 1 bad input, 2 usage
 } // namespace
 
 int main(int argc, char** argv) {
-  lattice::applyHeapPolicy();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kUsage;
@@ -75,7 +73,7 @@ int main(int argc, char** argv) {
     return lattice::cli::ExitOk;
   }
   if (command == "--version") {
-    std::cout << "lattice-cli 0.1.0\nheap: " << lattice::heapDescription() << '\n';
+    std::cout << "lattice-cli 0.1.0\n";
     return lattice::cli::ExitOk;
   }
   if (command == "trace") return lattice::cli::runTrace(args);

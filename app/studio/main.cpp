@@ -20,7 +20,6 @@
 #include "graph/GraphWidget.h"
 #include "help/HelpDialogs.h"
 #include "panels/Panels.h"
-#include "support/MemoryPolicy.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -131,7 +130,6 @@ int main(int argc, char** argv) {
     parser.process(core); // prints and exits
     return 0;
   }
-  lattice::applyHeapPolicy(); // before Qt starts its threads
   QApplication app(argc, argv);
   setApplicationInfo();
   // The installed lattice-studio.desktop names the window's application (the Wayland app id).
