@@ -64,17 +64,26 @@ void convolve(OpContext& ctx, const KernelMap& map, const T* x, const T* w, std:
     ctx.checkCancelled();
     const std::int32_t* in = map.in.data() + map.begin[k];
     const std::int32_t* out = map.out.data() + map.begin[k];
-    parallelFor(m, 2048, [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t e = first; e < last; ++e)
-        std::copy_n(x + static_cast<std::int64_t>(in[e]) * cin, cin, gathered.data() + e * cin);
-    });
-    gemm(gathered.data(), w + k * cin * cout, products.data(), m, cin, cout, false);
+    const std::int64_t inRun = map.inRun[static_cast<std::size_t>(k)], outRun = map.outRun[static_cast<std::size_t>(k)];
+    // Consecutive input rows are read in place; otherwise gathered.
+    const T* rowsIn = inRun >= 0 ? x + inRun * cin : gathered.data();
+    if (inRun < 0)
+      parallelFor(m, 2048, [=, g = gathered.data()](std::int64_t first, std::int64_t last) {
+        for (std::int64_t e = first; e < last; ++e) std::copy_n(x + static_cast<std::int64_t>(in[e]) * cin, cin, g + e * cin);
+      });
     ctx.stats.gemms.push_back({m, cin, cout});
+    if (outRun >= 0) { // consecutive output rows: the GEMM adds into Y in place
+      gemm(rowsIn, w + k * cin * cout, y.data() + outRun * cout, m, cin, cout, true);
+      continue;
+    }
+    gemm(rowsIn, w + k * cin * cout, products.data(), m, cin, cout, false);
     // Within one kernel row every output row has at most one edge: no two chunks write a row.
-    parallelFor(m, 2048, [&](std::int64_t first, std::int64_t last) {
+    T* const yRows = y.data();
+    const T* const pRows = products.data();
+    parallelFor(m, 2048, [=](std::int64_t first, std::int64_t last) {
       for (std::int64_t e = first; e < last; ++e) {
-        T* dst = y.data() + static_cast<std::int64_t>(out[e]) * cout;
-        const T* src = products.data() + e * cout;
+        T* dst = yRows + static_cast<std::int64_t>(out[e]) * cout;
+        const T* src = pRows + e * cout;
         for (std::int64_t c = 0; c < cout; ++c) dst[c] += src[c];
       }
     });

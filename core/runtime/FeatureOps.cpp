@@ -46,29 +46,74 @@ std::shared_ptr<std::vector<float>> mapRows(const Tensor& x, DType dtype, const 
   return out;
 }
 
-template <typename T> T activation(const std::string& kind, const std::string& approximate, T x, T alpha, T beta, T threshold) {
+enum class Act { Relu, Sigmoid, Silu, Tanh, LeakyRelu, Softplus, GeluErf, GeluTanh, GeluFast };
+
+Act activationKind(const std::string& kind, const std::string& approximate) {
+  if (kind == "relu") return Act::Relu;
+  if (kind == "sigmoid") return Act::Sigmoid;
+  if (kind == "silu") return Act::Silu;
+  if (kind == "tanh") return Act::Tanh;
+  if (kind == "leaky_relu") return Act::LeakyRelu;
+  if (kind == "softplus") return Act::Softplus;
+  if (kind != "gelu") fail("activation must be relu, sigmoid, gelu, silu, leaky_relu, tanh, or softplus");
+  if (approximate == "tanh") return Act::GeluTanh;
+  if (approximate == "fast") return Act::GeluFast;
+  return Act::GeluErf; // none, precise
+}
+
+template <typename T> struct ActParams {
+  T alpha, beta, threshold;
+};
+
+template <Act K, typename T> inline T activate(T x, const ActParams<T>& p) {
   const T one(1), half(0.5);
-  if (kind == "relu") return x > T(0) ? x : T(0);
-  if (kind == "sigmoid") return one / (one + std::exp(-x));
-  if (kind == "silu") return x * (one / (one + std::exp(-x)));
-  if (kind == "tanh") return std::tanh(x);
-  if (kind == "leaky_relu") return x >= T(0) ? x : alpha * x;
-  if (kind == "softplus") return beta * x > threshold ? x : std::log1p(std::exp(beta * x)) / beta;
-  // gelu
-  if (approximate == "tanh")
-    return half * x * (one + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
-  if (approximate == "fast") return x * (one / (one + std::exp(-T(1.702) * x)));
-  return half * x * (one + std::erf(x / std::sqrt(T(2))));
+  if constexpr (K == Act::Relu) return x > T(0) ? x : T(0);
+  if constexpr (K == Act::Sigmoid) return one / (one + std::exp(-x));
+  if constexpr (K == Act::Silu) return x * (one / (one + std::exp(-x)));
+  if constexpr (K == Act::Tanh) return std::tanh(x);
+  if constexpr (K == Act::LeakyRelu) return x >= T(0) ? x : p.alpha * x;
+  if constexpr (K == Act::Softplus) return p.beta * x > p.threshold ? x : std::log1p(std::exp(p.beta * x)) / p.beta;
+  if constexpr (K == Act::GeluTanh) return half * x * (one + std::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x)));
+  if constexpr (K == Act::GeluFast) return x * (one / (one + std::exp(-T(1.702) * x)));
+  if constexpr (K == Act::GeluErf) return half * x * (one + std::erf(x / std::sqrt(T(2))));
+  return x;
+}
+
+// out[i] = f(in[i]) over a whole buffer, in parallel chunks, rounded to `dtype`.
+template <typename T, typename F>
+std::shared_ptr<std::vector<float>> mapElements(const std::vector<float>& in, DType dtype, const F& f) {
+  auto out = std::make_shared<std::vector<float>>(in.size());
+  const float* src = in.data();
+  float* dst = out->data();
+  parallelFor(static_cast<std::int64_t>(in.size()), 1 << 14, [src, dst, &f](std::int64_t first, std::int64_t last) {
+    for (std::int64_t i = first; i < last; ++i) dst[i] = static_cast<float>(f(static_cast<T>(src[i])));
+  });
+  roundInPlace(*out, dtype);
+  return out;
+}
+
+template <Act K, typename T>
+std::shared_ptr<std::vector<float>> activateAll(const std::vector<float>& in, DType dtype, const ActParams<T>& p) {
+  return mapElements<T>(in, dtype, [&](T x) { return activate<K, T>(x, p); });
 }
 
 template <typename T> void runActivationT(OpContext& ctx, const Tensor& x) {
-  const std::string& kind = ctx.op.text("kind");
-  const std::string& approximate = ctx.op.text("approximate");
-  const T alpha = static_cast<T>(ctx.op.f32("alpha")), beta = static_cast<T>(ctx.op.f32("beta")),
-          threshold = static_cast<T>(ctx.op.f32("threshold"));
-  auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t C) {
-    for (std::int64_t c = 0; c < C; ++c) res[c] = activation<T>(kind, approximate, in[c], alpha, beta, threshold);
-  });
+  const Act kind = activationKind(ctx.op.text("kind"), ctx.op.text("approximate"));
+  const ActParams<T> p{static_cast<T>(static_cast<float>(ctx.op.f32("alpha"))), static_cast<T>(static_cast<float>(ctx.op.f32("beta"))),
+                       static_cast<T>(static_cast<float>(ctx.op.f32("threshold")))};
+  const DType dtype = ctx.resultDType(0);
+  std::shared_ptr<std::vector<float>> out;
+  switch (kind) {
+  case Act::Relu: out = activateAll<Act::Relu>(*x.floats, dtype, p); break;
+  case Act::Sigmoid: out = activateAll<Act::Sigmoid>(*x.floats, dtype, p); break;
+  case Act::Silu: out = activateAll<Act::Silu>(*x.floats, dtype, p); break;
+  case Act::Tanh: out = activateAll<Act::Tanh>(*x.floats, dtype, p); break;
+  case Act::LeakyRelu: out = activateAll<Act::LeakyRelu>(*x.floats, dtype, p); break;
+  case Act::Softplus: out = activateAll<Act::Softplus>(*x.floats, dtype, p); break;
+  case Act::GeluErf: out = activateAll<Act::GeluErf>(*x.floats, dtype, p); break;
+  case Act::GeluTanh: out = activateAll<Act::GeluTanh>(*x.floats, dtype, p); break;
+  case Act::GeluFast: out = activateAll<Act::GeluFast>(*x.floats, dtype, p); break;
+  }
   ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
 }
 
@@ -106,43 +151,53 @@ template <typename T> void runLinearT(OpContext& ctx, const Tensor& x, const std
   ctx.results[0] = floatResult(ctx, rows, cout, std::move(out));
 }
 
-// Per-channel weights of the norms, checked against the input's channels.
-std::vector<std::shared_ptr<const std::vector<float>>> normWeights(OpContext& ctx, std::int64_t channels,
-                                                                   std::initializer_list<const char*> names) {
-  std::vector<std::shared_ptr<const std::vector<float>>> out;
-  std::size_t i = 1;
-  for (const char* name : names) out.push_back(vectorWeight(ctx, ctx.weight(i++), channels, name));
-  return out;
+template <typename T> std::vector<T> channelValues(OpContext& ctx, std::size_t operand, std::int64_t channels, const char* what) {
+  const auto w = vectorWeight(ctx, ctx.weight(operand), channels, what);
+  return std::vector<T>(w->begin(), w->end());
 }
 
-template <typename T> void runNormT(OpContext& ctx, const Tensor& x, const std::string& kind) {
+template <typename T> void runBatchNormT(OpContext& ctx, const Tensor& x) {
+  const std::int64_t C = x.shape[1], rows = x.shape[0];
+  const T eps = static_cast<T>(static_cast<float>(ctx.op.f32("eps")));
+  const std::vector<T> scale = channelValues<T>(ctx, 1, C, "scale"), bias = channelValues<T>(ctx, 2, C, "bias"),
+                       mean = channelValues<T>(ctx, 3, C, "mean"), var = channelValues<T>(ctx, 4, C, "var");
+  std::vector<T> inv(static_cast<std::size_t>(C)); // rsqrt(var + eps), once per channel
+  for (std::int64_t c = 0; c < C; ++c) inv[static_cast<std::size_t>(c)] = T(1) / std::sqrt(var[static_cast<std::size_t>(c)] + eps);
+  auto out = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * C));
+  parallelFor(rows, 1024, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t r = first; r < last; ++r) {
+      const float* in = x.floats->data() + r * C;
+      float* dst = out->data() + r * C;
+      for (std::int64_t c = 0; c < C; ++c)
+        dst[c] = static_cast<float>((static_cast<T>(in[c]) - mean[static_cast<std::size_t>(c)]) * inv[static_cast<std::size_t>(c)] *
+                                        scale[static_cast<std::size_t>(c)] +
+                                    bias[static_cast<std::size_t>(c)]);
+    }
+  });
+  roundInPlace(*out, ctx.resultDType(0));
+  ctx.results[0] = floatResult(ctx, rows, C, std::move(out));
+}
+
+template <typename T> void runLayerNormT(OpContext& ctx, const Tensor& x, bool rms) {
   const std::int64_t C = x.shape[1];
   const T eps = static_cast<T>(static_cast<float>(ctx.op.f32("eps")));
-  std::vector<std::shared_ptr<const std::vector<float>>> w;
-  if (kind == "batch_norm") w = normWeights(ctx, C, {"scale", "bias", "mean", "var"});
-  else if (kind == "layer_norm") w = normWeights(ctx, C, {"scale", "bias"});
-  else w = normWeights(ctx, C, {"scale"});
-  auto at = [&](std::size_t which, std::int64_t c) { return static_cast<T>((*w[which])[static_cast<std::size_t>(c)]); };
+  const std::vector<T> scale = channelValues<T>(ctx, 1, C, "scale");
+  const std::vector<T> bias = rms ? std::vector<T>(static_cast<std::size_t>(C), T(0)) : channelValues<T>(ctx, 2, C, "bias");
   auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t n) {
-    if (kind == "batch_norm") {
-      for (std::int64_t c = 0; c < n; ++c)
-        res[c] = (in[c] - at(2, c)) * (T(1) / std::sqrt(at(3, c) + eps)) * at(0, c) + at(1, c);
+    if (rms) { // x · rsqrt(mean(x²) + eps) · scale
+      T sq(0);
+      for (std::int64_t c = 0; c < n; ++c) sq += in[c] * in[c];
+      const T inv = T(1) / std::sqrt(sq / static_cast<T>(n) + eps);
+      for (std::int64_t c = 0; c < n; ++c) res[c] = in[c] * inv * scale[static_cast<std::size_t>(c)];
       return;
     }
-    if (kind == "layer_norm") {
-      T mean(0), var(0);
-      for (std::int64_t c = 0; c < n; ++c) mean += in[c];
-      mean /= static_cast<T>(n);
-      for (std::int64_t c = 0; c < n; ++c) var += (in[c] - mean) * (in[c] - mean);
-      var /= static_cast<T>(n);
-      const T inv = T(1) / std::sqrt(var + eps);
-      for (std::int64_t c = 0; c < n; ++c) res[c] = (in[c] - mean) * inv * at(0, c) + at(1, c);
-      return;
-    }
-    T sq(0);
-    for (std::int64_t c = 0; c < n; ++c) sq += in[c] * in[c];
-    const T inv = T(1) / std::sqrt(sq / static_cast<T>(n) + eps);
-    for (std::int64_t c = 0; c < n; ++c) res[c] = in[c] * inv * at(0, c);
+    T mean(0), var(0); // biased variance
+    for (std::int64_t c = 0; c < n; ++c) mean += in[c];
+    mean /= static_cast<T>(n);
+    for (std::int64_t c = 0; c < n; ++c) var += (in[c] - mean) * (in[c] - mean);
+    var /= static_cast<T>(n);
+    const T inv = T(1) / std::sqrt(var + eps);
+    for (std::int64_t c = 0; c < n; ++c) res[c] = (in[c] - mean) * inv * scale[static_cast<std::size_t>(c)] + bias[static_cast<std::size_t>(c)];
   });
   ctx.results[0] = floatResult(ctx, x.shape[0], C, std::move(out));
 }
@@ -190,17 +245,16 @@ void runElementwise(OpContext& ctx) {
   const std::string& kind = ctx.op.text("kind");
   if (kind != "exp" && kind != "round") fail("IR v2 lattice.elementwise only supports exp and round."); // X18
   // Computed in f32 in both modes (sec. 10.4).
-  auto out = mapRows<float>(x, ctx.resultDType(0), [&](const float* in, float* res, std::int64_t C) {
-    for (std::int64_t c = 0; c < C; ++c) {
-      if (kind == "exp") {
-        res[c] = std::exp(in[c]);
-        continue;
-      }
-      const float lower = std::floor(in[c]), frac = in[c] - lower;
+  std::shared_ptr<std::vector<float>> out;
+  if (kind == "exp") {
+    out = mapElements<float>(*x.floats, ctx.resultDType(0), [](float v) { return std::exp(v); });
+  } else { // round half to even: +1 when frac > 0.5, or frac == 0.5 and lower is odd
+    out = mapElements<float>(*x.floats, ctx.resultDType(0), [](float v) {
+      const float lower = std::floor(v), frac = v - lower;
       const bool odd = std::fmod(lower, 2.0f) != 0.0f;
-      res[c] = lower + ((frac > 0.5f || (frac == 0.5f && odd)) ? 1.0f : 0.0f);
-    }
-  });
+      return lower + ((frac > 0.5f || (frac == 0.5f && odd)) ? 1.0f : 0.0f);
+    });
+  }
   ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
 }
 
@@ -218,17 +272,17 @@ void runActivation(OpContext& ctx) {
 
 void runBatchNorm(OpContext& ctx) {
   const Tensor& x = featureOperand(ctx, 0);
-  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "batch_norm"); });
+  byNumerics(ctx, [&](auto tag) { runBatchNormT<decltype(tag)>(ctx, x); });
 }
 
 void runLayerNorm(OpContext& ctx) {
   const Tensor& x = featureOperand(ctx, 0);
-  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "layer_norm"); });
+  byNumerics(ctx, [&](auto tag) { runLayerNormT<decltype(tag)>(ctx, x, false); });
 }
 
 void runRmsNorm(OpContext& ctx) {
   const Tensor& x = featureOperand(ctx, 0);
-  byNumerics(ctx, [&](auto tag) { runNormT<decltype(tag)>(ctx, x, "rms_norm"); });
+  byNumerics(ctx, [&](auto tag) { runLayerNormT<decltype(tag)>(ctx, x, true); });
 }
 
 } // namespace lattice::runtime

@@ -126,6 +126,23 @@ struct EdgesByRow {
   }
 };
 
+// The first row of a run of consecutive rows, or -1.
+std::int64_t runStart(const std::int32_t* rows, std::int64_t count) {
+  if (count == 0) return -1;
+  for (std::int64_t e = 1; e < count; ++e)
+    if (rows[e] != rows[0] + e) return -1;
+  return rows[0];
+}
+
+void findRuns(KernelMap& map) {
+  map.inRun.assign(static_cast<std::size_t>(map.volume), -1);
+  map.outRun.assign(static_cast<std::size_t>(map.volume), -1);
+  for (std::int64_t k = 0; k < map.volume; ++k) {
+    map.inRun[static_cast<std::size_t>(k)] = runStart(map.in.data() + map.begin[k], map.edgesOf(k));
+    map.outRun[static_cast<std::size_t>(k)] = runStart(map.out.data() + map.begin[k], map.edgesOf(k));
+  }
+}
+
 void findIdentityRow(const std::shared_ptr<const CoordSet>& input, KernelMap& map) {
   if (map.output != input) return;
   const std::int64_t rows = input->rows();
@@ -249,6 +266,7 @@ std::shared_ptr<const KernelMap> buildKernelMap(const std::shared_ptr<const Coor
   }
   }
   findIdentityRow(input, *map);
+  findRuns(*map);
   map->buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return map;
 }

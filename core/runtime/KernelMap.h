@@ -58,6 +58,10 @@ struct KernelMap {
   /// A kernel row whose edges are (r, r) for every row of a shared input/output support (the
   /// centre of a subm kernel): its GEMM needs no gather or scatter. -1 when there is none.
   std::int64_t identityRow = -1;
+  /// Per kernel row: the first input (output) row when the row's edges read (write) consecutive
+  /// rows first, first + 1, ...; -1 otherwise. Such a side needs no gather (scatter): the GEMM
+  /// reads (writes) the rows in place.
+  std::vector<std::int64_t> inRun, outRun;
   /// Wall time of building the map (and its output support), milliseconds.
   double buildMs = 0.0;
 

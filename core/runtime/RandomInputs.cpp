@@ -8,6 +8,8 @@
 #include "runtime/RuntimeValue.h"
 #include "tensor/TensorConvert.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <unordered_set>
@@ -162,6 +164,13 @@ std::vector<std::int32_t> surfacePoints(std::int64_t points, std::int64_t batche
                                    static_cast<std::int32_t>(y), static_cast<std::int32_t>(z)});
       ++have;
     }
+    // Sorted by (x, y, z) within the batch, as voxelizing a scan with np.unique / torch.unique
+    // leaves the coordinates.
+    const auto first = coords.end() - 4 * want;
+    std::vector<std::array<std::int32_t, 4>> rows(static_cast<std::size_t>(want));
+    for (std::int64_t r = 0; r < want; ++r) std::copy_n(first + 4 * r, 4, rows[static_cast<std::size_t>(r)].begin());
+    std::sort(rows.begin(), rows.end());
+    for (std::int64_t r = 0; r < want; ++r) std::copy_n(rows[static_cast<std::size_t>(r)].begin(), 4, first + 4 * r);
   }
   return coords;
 }

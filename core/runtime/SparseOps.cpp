@@ -107,12 +107,20 @@ Alignment align(const Sparse& l, const Sparse& r, const std::string& join) {
   return a;
 }
 
-float applyBinary(const std::string& op, float l, float r) {
-  if (op == "add") return l + r;
-  if (op == "sub") return l - r;
-  if (op == "mul") return l * r;
-  if (op == "maximum") return std::max(l, r);
-  return std::min(l, r);
+// out[o] = f(lhs row or lhs_fill, rhs row or rhs_fill) per channel.
+template <typename F>
+void combineRows(const Alignment& a, const Sparse& l, const Sparse& r, float lfill, float rfill, std::vector<float>& out,
+                 const F& f) {
+  const std::int64_t C = l.channels, n = static_cast<std::int64_t>(a.lhs.size());
+  parallelFor(n, 1024, [&](std::int64_t first, std::int64_t last) {
+    for (std::int64_t o = first; o < last; ++o) {
+      const std::int32_t i = a.lhs[static_cast<std::size_t>(o)], j = a.rhs[static_cast<std::size_t>(o)];
+      const float* lv = i >= 0 ? l.features->data() + static_cast<std::int64_t>(i) * C : nullptr;
+      const float* rv = j >= 0 ? r.features->data() + static_cast<std::int64_t>(j) * C : nullptr;
+      float* dst = out.data() + o * C;
+      for (std::int64_t c = 0; c < C; ++c) dst[c] = f(lv ? lv[c] : lfill, rv ? rv[c] : rfill);
+    }
+  });
 }
 
 } // namespace
@@ -232,16 +240,18 @@ void runSparseBinary(OpContext& ctx) {
   const float lfill = roundTo(ctx.op.f32("lhs_fill"), l.dtype), rfill = roundTo(ctx.op.f32("rhs_fill"), r.dtype);
   const std::int64_t C = l.channels, n = static_cast<std::int64_t>(a.lhs.size());
   auto out = makeFloats(static_cast<std::size_t>(n * C));
-  parallelFor(n, 1024, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t o = first; o < last; ++o) {
-      const std::int32_t i = a.lhs[static_cast<std::size_t>(o)], j = a.rhs[static_cast<std::size_t>(o)];
-      for (std::int64_t c = 0; c < C; ++c) {
-        const float lv = i >= 0 ? (*l.features)[static_cast<std::size_t>(i * C + c)] : lfill;
-        const float rv = j >= 0 ? (*r.features)[static_cast<std::size_t>(j * C + c)] : rfill;
-        (*out)[static_cast<std::size_t>(o * C + c)] = applyBinary(op, lv, rv);
-      }
-    }
-  });
+  if (op == "add")
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return x + y; });
+  else if (op == "sub")
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return x - y; });
+  else if (op == "mul")
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return x * y; });
+  else if (op == "maximum")
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::max(x, y); });
+  else if (op == "minimum")
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::min(x, y); });
+  else
+    fail("binary op must be add, sub, mul, maximum, or minimum");
   roundInPlace(*out, dtype);
   Sparse s;
   s.coords = a.coords;
