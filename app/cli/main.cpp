@@ -34,6 +34,10 @@ commands:
         structural and weight diff of two artifacts (directories or lone .mlir):
         ops matched by name, then along the data flow; attributes, types, ABI and
         weights (int4/int8 dequantized); exit code 0 equal, 1 different, 2 error
+  diff A B (--inputs IN | --random-inputs N[:SEED]) [--tolerance X] [--json] [--exact]
+        numeric diff: both run on the same inputs; every matched op's output
+        divergence from A (max |d|, relative L2, Pearson) in data-flow order, the
+        first op whose relative L2 exceeds X (default 0.001) and the outputs
 
   run ARTIFACT (--inputs IN.safetensors | --random-inputs N[:SEED] [--batch-size B]
         [--save-inputs FILE]) [-o OUT.safetensors] [--exact] [--threads N] [--profile]
