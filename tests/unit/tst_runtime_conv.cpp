@@ -7,6 +7,8 @@
 
 #include "RuntimeTestSupport.h"
 
+#include "artifact/WeightPacking.h"
+
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -83,6 +85,11 @@ const std::vector<ConvCase>& cases() {
       // o5 = X[5]·100 = 400.
       {"conv3d k3 padding 1", "conv3d", full({3, 1, 1}, {1, 1, 1}, {1, 0, 0}), {1, 1, 1}, {0, 1, 2, 5}, {1, 2, 3, 4}, 1,
        false, {}, {}, {1, 3, 1, 1, 1}, {1, 10, 100}, {}, {0, 1, 2, 5}, {1, 1, 1}, {100, 210, 321, 400}},
+      // conv3d k3 s2 p1: the support is still unique(floor(x / 2)) (D1: padding does not enter it),
+      // edges read 2o + (k − 1) − 1 = 2o + k − 2. W = [1, 10, 100]: o0 = X[0]·100 = 100;
+      // o1 = X[0]·1 + X[1]·10 + X[2]·100 = 321; o2 = X[2]·1 = 3 (x 3, 4 absent).
+      {"conv3d k3 stride 2 padding 1", "conv3d", full({3, 1, 1}, {2, 1, 1}, {1, 0, 0}), {1, 1, 1}, {0, 1, 2, 5},
+       {1, 2, 3, 4}, 1, false, {}, {}, {1, 3, 1, 1, 1}, {1, 10, 100}, {}, {0, 1, 2}, {2, 1, 1}, {100, 321, 3}},
       // conv3d on a stride-2 input: output stride s_in ⊙ s = 4; logical input x 0, 1, 3 → support
       // 0 (x 0, 1), 1 (x 3). Edges read 2o + k; W = [10, 100]: o0 = 1·10 + 2·100; o1 = X[3]·100.
       {"conv3d on a strided input", "conv3d", full({2, 1, 1}, {2, 1, 1}), {2, 1, 1}, {0, 1, 3}, {1, 2, 3}, 1, false, {},
@@ -117,6 +124,11 @@ const std::vector<ConvCase>& cases() {
       // t2: X[3]·1 + X[5]·100 = 504; t0: X[0]·10 + X[1]·100 = 210; t7: no edge → bias only.
       {"target_conv3d", "target_conv3d", full({3, 1, 1}, {2, 1, 1}), {1, 1, 1}, {0, 1, 2, 3, 5}, {1, 2, 3, 4, 5}, 1, true,
        {2, 1, 1}, {2, 0, 7}, {1, 3, 1, 1, 1}, {1, 10, 100}, {0.25f}, {2, 0, 7}, {2, 1, 1}, {504.25, 210.25, 0.25}},
+      // target_conv3d k3 s2 p1: edges read 2t + k − 2. W = [1, 10, 100]: t2: X[2] + X[3]·10 = 43;
+      // t0: X[0]·100 = 100; t3: X[5]·10 = 50.
+      {"target_conv3d padding 1", "target_conv3d", full({3, 1, 1}, {2, 1, 1}, {1, 0, 0}), {1, 1, 1}, {0, 1, 2, 3, 5},
+       {1, 2, 3, 4, 5}, 1, true, {2, 1, 1}, {2, 0, 3}, {1, 3, 1, 1, 1}, {1, 10, 100}, {}, {2, 0, 3}, {2, 1, 1},
+       {43, 100, 50}},
       // conv_transpose3d k2 s2 (indexed offsets 0, 1): for i ascending, k ascending the rows
       // c·2 + k: input x 1, 0 (stride 2) → rows 2, 3, 0, 1. W = [10, 100], bias 1:
       // 1·10 + 1, 1·100 + 1, 2·10 + 1, 2·100 + 1.
@@ -256,6 +268,63 @@ private Q_SLOTS:
     QCOMPARE(st.edges, std::int64_t(4));
     QCOMPARE(st.rows, std::int64_t(2));
     QCOMPARE(st.flops, 48.0);
+  }
+
+  // A packed conv weight with K > 1 (format sec. 13.3): stored (K, words, C_out) with the last two
+  // axes swapped, scales / biases (K, groups, C_out). Dequantized here independently of the
+  // runtime: Ŵ[o][k][i] = code(k, o, i)·scale[k][i / G][o] + bias[k][i / G][o], code i of row
+  // (k, o) in word [k][i / lanes][o] at bits 8·(i mod 4). subm k(3, 1, 1), C_in = C_out = 2,
+  // x0 = [1, 2], x1 = [3, −1] (offsets −1, 0, 1 on rows k 0, 1, 2):
+  //   y(x0) = x0·Ŵ_1 + x1·Ŵ_2,  y(x1) = x0·Ŵ_0 + x1·Ŵ_1  (per output channel, summed over i).
+  void quantizedConvWeightWithSeveralKernelRows() {
+    const std::vector<float> logical{0.5f, -1, 0.25f, 2, -0.75f, 1.5f, 1, 0, -2, 0.125f, 0.75f, -0.5f}; // (2, 3, 1, 1, 2)
+    Expected<QuantizedWeight> q = quantizeAffine(f32Tensor({2, 3, 1, 1, 2}, logical), 8, 32, DType::F16);
+    QVERIFY2(q, q ? "" : q.message().c_str());
+    QCOMPARE(q->weight.shape(), (std::vector<std::int64_t>{3, 8, 2})); // transposed: (K, words, C_out)
+    QCOMPARE(q->scales.shape(), (std::vector<std::int64_t>{3, 1, 2}));
+    const std::vector<std::int64_t> words = intsOf(q->weight);
+    const std::vector<float> scales = floatsOf(q->scales), biases = floatsOf(q->biases);
+    auto w = [&](int o, int k, int i) { // Ŵ[o][k][i]
+      const std::uint32_t word = static_cast<std::uint32_t>(words[static_cast<std::size_t>((k * 8 + i / 4) * 2 + o)]);
+      const float code = static_cast<float>((word >> (8 * (i % 4))) & 0xffu);
+      return code * scales[static_cast<std::size_t>(k * 2 + o)] + biases[static_cast<std::size_t>(k * 2 + o)];
+    };
+    for (int o = 0; o < 2; ++o) // the dequantized weight is the logical one to within int8 steps
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 2; ++i) QVERIFY(std::fabs(w(o, k, i) - logical[static_cast<std::size_t>((o * 3 + k) * 2 + i)]) < 0.02);
+    const float x0[2] = {1, 2}, x1[2] = {3, -1};
+    std::vector<double> expected;
+    for (int o = 0; o < 2; ++o) expected.push_back(x0[0] * w(o, 1, 0) + x0[1] * w(o, 1, 1) + x1[0] * w(o, 2, 0) + x1[1] * w(o, 2, 1));
+    for (int o = 0; o < 2; ++o) expected.push_back(x0[0] * w(o, 0, 0) + x0[1] * w(o, 0, 1) + x1[0] * w(o, 1, 0) + x1[1] * w(o, 1, 1));
+
+    Graph g;
+    g.sparseInput("x", 2);
+    g.weightOp("w", "conv3d", "conv3d_o_xyz_i", "#lattice.packing<int8, group_size = 32, scale_dtype = f16, mode = affine>");
+    for (NamedTensor& t : quantizedWeightTensors("w.k", *q)) g.tensor(t.key, t.tensor);
+    g.op("%y = lattice.subm_conv3d %x, %w " + subm({3, 1, 1}) + " : ($S, $WC) -> $S");
+    g.output("y", "$S");
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2, 3, -1}, 2);
+    for (Numerics numerics : {Numerics::Default, Numerics::Exact}) {
+      const Run r = run(g, in, numerics);
+      QVERIFY2(r.ok(), r.error.c_str());
+      RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 1, 0, 0}}, expected, 1e-6, 1e-6));
+    }
+  }
+
+  // Duplicate coordinates (invalid input, sec. 10.1) do not crash, and lookups use the first row
+  // with the coordinate: subm k1 over rows A = 1, A = 2, B = 3 gives 1, 1, 3 (×W = 2).
+  void lookupsUseTheFirstRowOfADuplicate() {
+    Graph g;
+    g.sparseInput("x", 1);
+    g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 1, 1, 1, 1}, {2});
+    g.op("%y = lattice.subm_conv3d %x, %w " + subm({1, 1, 1}) + " : ($S, $WC) -> $S");
+    g.output("y", "$S");
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2, 3}, 1);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {2, 2, 6}, 0, 0));
   }
 
   // f16 features and weights: the sum is taken in at least f32 and rounded once to f16, and the

@@ -453,6 +453,40 @@ private Q_SLOTS:
     QVERIFY2(ok, ok ? "" : ok.message().c_str());
     QVERIFY(rt2->run());
   }
+
+  // X19: positional inputs bind in argument order; positional and named inputs for the same
+  // argument are refused.
+  void positionalInputs() {
+    Graph g;
+    Inputs unused;
+    subm1(g, unused);
+    Expected<Runtime> rt = g.runtime();
+    QVERIFY(rt);
+    runtime::RuntimeInputs in;
+    in.positional = {i32Tensor({1, 4}, {0, 3, 0, 0}), f32Tensor({1, 1}, {4}), i32Tensor({1}, {1})};
+    QVERIFY(rt->start(in));
+    QVERIFY(rt->run());
+    const auto& y = std::get<runtime::Sparse>(rt->value(rt->plan().outputs[0].slot));
+    QCOMPARE((*y.features)[0], 8.0f); // 4 · W (2)
+    in.named.push_back({"x_active", i32Tensor({1}, {1})});
+    const Status twice = rt->start(in);
+    QVERIFY(!twice);
+    RT_CHECK(containsAll(twice.message(), {"x_active"}));
+  }
+
+  // An inputs file names a sparse input as NAME.coords / NAME.features / NAME.active; one part
+  // missing is an error naming the three.
+  void inputsFileShorthandNeedsAllThreeParts() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("inputs.safetensors").toStdString();
+    QVERIFY(writeSafetensors(path, {{"x.coords", i32Tensor({1, 4}, {0, 0, 0, 0})}, {"x.features", f32Tensor({1, 1}, {1})}},
+                             std::nullopt));
+    Expected<SafetensorsFile> file = SafetensorsFile::open(path);
+    QVERIFY(file);
+    Expected<runtime::RuntimeInputs> in = runtime::RuntimeInputs::fromFile(*file);
+    QVERIFY(!in);
+    RT_CHECK(containsAll(in.message(), {"sparse input 'x' needs x.coords, x.features and x.active"}));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRuntimeErrors)

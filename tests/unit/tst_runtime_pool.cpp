@@ -94,6 +94,22 @@ private Q_SLOTS:
     RT_CHECK(sameSparse(r.sparse(), alongX({0, 1, 3}), expected, 0, 0));
   }
 
+  // pool3d uses the sparse offsets with dilation: k3 d2 gives −2, 0, 2 (stride 1, padding 0: the
+  // support is the input). X: x0 = 1, x1 = 2, x2 = 3, x4 = 4. sum: y0 = X0 + X2 = 4; y1 = X1 = 2;
+  // y2 = X0 + X2 + X4 = 8; y4 = X2 + X4 = 7.
+  void pool3dDilation() {
+    Graph g;
+    g.sparseInput("x", 1);
+    g.op("%y = lattice.pool3d %x {mode = #lattice.pool_mode<sum>, kernel_size = " + tri({3, 1, 1}) + ", stride = " +
+         tri({1, 1, 1}) + ", padding = " + tri({0, 0, 0}) + ", dilation = " + tri({2, 1, 1}) + "} : ($S) -> $S");
+    g.output("y", "$S");
+    Inputs in;
+    in.sparse("x", alongX({0, 1, 2, 4}), {1, 2, 3, 4}, 1);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(sameSparse(r.sparse(), alongX({0, 1, 2, 4}), {4, 2, 8, 7}, 0, 0));
+  }
+
   // pool_transpose3d k3 s2 p1 (indexed offsets 0, 1, 2) on x0 = 2, x1 = 6 (stride 2).
   // Without target: rows c·2 + k − 1 deduplicated: −1, 0, 1 (x0), 2, 3 (x1); row 1 has edges
   // from x0 (k 2) and x1 (k 0): mean 4; the others copy their one source.
@@ -295,6 +311,29 @@ private Q_SLOTS:
       RT_CHECK(closeValues(r.dense(0, &shape), expected, 1e-6, 1e-6));
       QCOMPARE(shape, (std::vector<std::int64_t>{5, 2}));
     }
+  }
+
+  // D7: devoxelize compares positions with the voxels' logical coordinates. Voxels made at
+  // stride (2, 2, 2): physical (0, 2, 0, 0) is logical (1, 0, 0); a point at (1, 0, 0) with
+  // voxel_size 1 has pos (1, 0, 0) and finds it ([5]); a point at (2, 0, 0) (the physical
+  // coordinate) finds nothing (0).
+  void devoxelizeUsesLogicalVoxelCoordinates() {
+    Graph g;
+    g.denseInput("p", "tensor<?x3xf32>");
+    g.sparseInput("v", 1, {2, 2, 2});
+    g.denseInput("b", "tensor<?xi32>").denseInput("n", "tensor<1xi32>");
+    g.op("%y = lattice.devoxelize %p, %v, %b, %n {voxel_size = array<f64: 1.0, 1.0, 1.0>, origin = array<f64: 0.0, "
+         "0.0, 0.0>, interpolation = #lattice.point_interpolation<nearest>} : (tensor<?x3xf32>, $S, tensor<?xi32>, "
+         "tensor<1xi32>) -> tensor<?x1xf32>");
+    g.output("y", "tensor<?x1xf32>");
+    Inputs in;
+    in.dense("p", f32Tensor({2, 3}, {1, 0, 0, 2, 0, 0}));
+    in.sparse("v", {{0, 2, 0, 0}}, {5}, 1);
+    in.dense("b", i32Tensor({2}, {0, 0}));
+    in.dense("n", i32Tensor({1}, {2}));
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(closeValues(r.dense(), {5, 0}, 0, 0));
   }
 };
 
