@@ -192,6 +192,23 @@ class TestRuntimePlan : public QObject {
   Q_OBJECT
 
 private Q_SLOTS:
+  // The test graphs use the writer's exact form: rebuilt with the helper, the conformance case
+  // canonical_kernel_layout is byte for byte its expected graph.mlir (so the header, the
+  // argument list and the line numbers the location checks rely on are the writer's).
+  void testGraphsUseTheWritersForm() {
+    Graph g;
+    g.sparseInput("x", 1);
+    g.op("%conv_weight = lattice.weight @conv_weight {storage_key = \"conv.weight\", layout = "
+         "#lattice.weight_layout<conv3d_o_xyz_i>, packing = #lattice.packing<dense>} : $WC");
+    g.op("%conv = lattice.subm_conv3d %x, %conv_weight {kernel_size = array<i64: 3, 1, 5>, dilation = array<i64: 1, "
+         "1, 1>, accumulation = \"canonical_f32\"} : ($S, $WC) -> $S");
+    g.output("conv", "$S");
+    QFile f(QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/canonical_kernel_layout/expected.lattice/graph.mlir"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromStdString(g.text()), QString::fromUtf8(f.readAll()));
+    QCOMPARE(g.loc("conv"), std::string("graph.mlir:17:5"));
+  }
+
   // The plan of the valid base graph (what the rows below break).
   void validGraphPlan() {
     ArtifactParseResult p = base().parse();
