@@ -158,6 +158,29 @@ private Q_SLOTS:
                              "--atol", num(c.atol)});
     QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
     QVERIFY2(r.out.startsWith("output: ok: "), qPrintable(r.out));
+    // The exact mode (f64 accumulation) is within the same tolerance.
+    const CliRun exact = runCli({"check", c.artifact, "--inputs", c.inputs, "--expected", c.expected, "--rtol",
+                                 num(c.rtol), "--atol", num(c.atol), "--exact"});
+    QVERIFY2(exact.code == 0, qPrintable(exact.out + exact.err));
+  }
+
+  // --profile: after the summary line, a header and one line per op, slowest first.
+  void profileListsEveryOpSlowestFirst() {
+    const Case c = caseNamed("sparse_classifier");
+    const CliRun r = runCli({"run", c.artifact, "--inputs", c.inputs, "--profile"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+    QVERIFY(lines.size() > 2);
+    QVERIFY2(lines[0].contains(" ops in ") && lines[1].contains("GFLOP/s"), qPrintable(r.out));
+    lines = lines.mid(2);
+    QCOMPARE(lines.size(), 19); // the ops of graph.mlir (weights included)
+    double previous = 1e300;
+    for (const QString& line : lines) {
+      const double ms = line.section(' ', 0, 0, QString::SectionSkipEmpty).toDouble();
+      QVERIFY2(ms <= previous, qPrintable(r.out));
+      previous = ms;
+    }
+    QVERIFY(r.out.contains("%head (linear)") && r.out.contains("%stem (conv3d)"));
   }
 
   // One value moved far beyond the tolerance: exit 1 and the failing output named.
