@@ -258,23 +258,72 @@ private Q_SLOTS:
     RT_CHECK(closeValues(r.dense(), {0, 0, 7}, 0, 0)); // the third point sits on the voxel
   }
 
-  // The empty input: no rows at all runs through every kind of op and gives empty results.
-  void emptyInputRuns() {
+  // No rows at all runs through every kind of op (relations, pooling, upsampling, alignment,
+  // global pooling with inferred batches, decompose, dense ops) and gives empty results.
+  void emptyInputRunsThroughEveryKindOfOp() {
     Graph g;
-    g.sparseInput("x", 1);
-    g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 3, 3, 3, 1}, std::vector<float>(27, 1.0f));
-    g.op("%y = lattice.subm_conv3d %x, %w {kernel_size = array<i64: 3, 3, 3>, dilation = array<i64: 1, 1, 1>, " + kAcc +
-         "} : ($S, $WC) -> $S");
-    g.op("%p = lattice.global_pool %y {mode = #lattice.pool_mode<avg>, batch_size = -1} : ($S) -> tensor<?x1xf32>");
-    g.output("y", "$S").output("p", "tensor<?x1xf32>");
+    g.sparseInput("x", 2, {2, 2, 2});
+    g.weight("w", "conv3d", "conv3d_o_xyz_i", {2, 2, 2, 2, 2}, std::vector<float>(32, 1.0f));
+    g.op("%a = lattice.generative_conv_transpose3d %x, %w {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, "
+         "2, 2>, " + kAcc + "} : ($S, $WC) -> $S");
+    g.op("%b = lattice.conv_transpose3d %x, %w {kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 2, 2, 2>, "
+         "padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>, " + kAcc + "} : ($S, $WC) -> $S");
+    g.op("%c = lattice.pool3d %b {mode = #lattice.pool_mode<max>, kernel_size = array<i64: 2, 2, 2>, stride = "
+         "array<i64: 2, 2, 2>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>} : ($S) -> $S");
+    g.op("%d = lattice.trilinear_upsample3d %c, %b {stride = array<i64: 2, 2, 2>} : ($S, $S) -> $S");
+    g.op("%e = lattice.sparse.binary %d, %a {op = #lattice.binary_op<add>, join = #lattice.join<outer>, lhs_fill = 0.0 "
+         ": f32, rhs_fill = 0.0 : f32} : ($S, $S) -> $S");
+    g.op("%f = lattice.sparse.cat %e, %b {join = #lattice.join<right>} : ($S, $S) -> $S");
+    g.op("%p = lattice.global_pool %f {mode = #lattice.pool_mode<max>, batch_size = -1} : ($S) -> tensor<?x4xf32>");
+    g.op("%c1, %f1, %n1 = lattice.sparse.decompose %f : $S -> (tensor<?x4xi32>, tensor<?x4xf32>, tensor<1xi32>)");
+    g.op("%s = lattice.softmax %f1 {axis = -1} : (tensor<?x4xf32>) -> tensor<?x4xf32>");
+    g.output("p", "tensor<?x4xf32>").output("s", "tensor<?x4xf32>").output("f", "$S");
     Inputs in;
-    in.sparse("x", {}, {}, 1);
+    in.sparse("x", {}, {}, 2);
     const Run r = run(g, in);
     QVERIFY2(r.ok(), r.error.c_str());
-    QCOMPARE(r.sparse(0).coords.size(), std::size_t(0));
     std::vector<std::int64_t> shape;
-    QCOMPARE(r.dense(1, &shape).size(), std::size_t(0));
-    QCOMPARE(shape, (std::vector<std::int64_t>{0, 1})); // B = max batch + 1 = 0 without rows
+    QVERIFY(r.dense(0, &shape).empty());
+    QCOMPARE(shape, (std::vector<std::int64_t>{0, 4})); // B = max batch + 1 = 0 without rows
+    QVERIFY(r.dense(1, &shape).empty());
+    QCOMPARE(r.sparse(2).coords.size(), std::size_t(0));
+  }
+
+  // Features with zero channels: a conv over them sums nothing (zeros), not a crash.
+  void zeroChannelsRun() {
+    Graph g;
+    g.sparseInput("x", 0);
+    g.weight("w", "conv3d", "conv3d_o_xyz_i", {3, 3, 1, 1, 0}, {});
+    g.op("%y = lattice.subm_conv3d %x, %w {kernel_size = array<i64: 3, 1, 1>, dilation = array<i64: 1, 1, 1>, " + kAcc +
+         "} : ($S, $WC) -> $S");
+    g.output("y", "$S");
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}}, {}, 0);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 1, 0, 0}}, {0, 0, 0, 0, 0, 0}, 0, 0));
+  }
+
+  // No points: voxelize gives no voxels, devoxelize no rows.
+  void noPointsRun() {
+    Graph g;
+    g.denseInput("p", "tensor<?x3xf32>").denseInput("f", "tensor<?x2xf32>");
+    g.denseInput("b", "tensor<?xi32>").denseInput("n", "tensor<1xi32>");
+    g.op("%v = lattice.voxelize %p, %f, %b, %n {voxel_size = array<f64: 1.0, 1.0, 1.0>, origin = array<f64: 0.0, 0.0, "
+         "0.0>, reduction = #lattice.voxel_reduction<mean>, stride = array<i64: 1, 1, 1>} : (tensor<?x3xf32>, "
+         "tensor<?x2xf32>, tensor<?xi32>, tensor<1xi32>) -> $S");
+    g.op("%d = lattice.devoxelize %p, %v, %b, %n {voxel_size = array<f64: 1.0, 1.0, 1.0>, origin = array<f64: 0.0, "
+         "0.0, 0.0>, interpolation = #lattice.point_interpolation<linear>} : (tensor<?x3xf32>, $S, tensor<?xi32>, "
+         "tensor<1xi32>) -> tensor<?x2xf32>");
+    g.output("d", "tensor<?x2xf32>");
+    Inputs in;
+    in.dense("p", f32Tensor({0, 3}, {})).dense("f", f32Tensor({0, 2}, {}));
+    in.dense("b", i32Tensor({0}, {})).dense("n", i32Tensor({1}, {0}));
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    std::vector<std::int64_t> shape;
+    QVERIFY(r.dense(0, &shape).empty());
+    QCOMPARE(shape, (std::vector<std::int64_t>{0, 2}));
   }
 };
 
