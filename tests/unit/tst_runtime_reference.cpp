@@ -157,7 +157,8 @@ struct RefCase {
   std::int64_t inStride = 1;     // on every axis
   std::int64_t targetStride = 0; // 0: no target
   bool normalized = false, pool = false;
-  std::string mode; // pooling mode
+  std::string mode; // pooling mode ("mean" for pool_transpose3d and trilinear_upsample3d)
+  bool trilinear = false;
 };
 
 std::string tri(const Triple& t) {
@@ -186,6 +187,9 @@ const std::vector<RefCase>& cases() {
       {"pool3d avg k3 s1 d2", "pool3d", Rel::Forward, Off::Sparse, {3, 3, 3}, {1, 1, 1}, {0, 0, 0}, {2, 2, 2}, 1, 0, false, true, "avg"},
       {"pool_transpose3d k3 s2 p1", "pool_transpose3d", Rel::Transposed, Off::Indexed, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 2, 0, false, true, "mean"},
       {"pool_transpose3d with target", "pool_transpose3d", Rel::TargetTransposed, Off::Indexed, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, 2, 1, false, true, "mean"},
+      // σ = 3: kernel 2σ − 1 = 5, stride σ, padding σ − 1, weights Π (1 − |off − (σ − 1)| / σ).
+      {"trilinear_upsample3d stride 3", "trilinear_upsample3d", Rel::Transposed, Off::Indexed, {5, 5, 5}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, 3, 0, false, true, "mean", true},
+      {"trilinear_upsample3d stride 3 with target", "trilinear_upsample3d", Rel::TargetTransposed, Off::Indexed, {5, 5, 5}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, 3, 1, false, true, "mean", true},
   };
   return c;
 }
@@ -210,11 +214,15 @@ private Q_SLOTS:
     for (std::size_t r = 0; r < cloud.size(); r += 4) x.coords.push_back({cloud[r], cloud[r + 1], cloud[r + 2], cloud[r + 3]});
     for (std::int64_t i = 0; i < kPoints * kCin; ++i) x.features.push_back(static_cast<float>(wave(i, 1.0)));
     x.index();
-    Points target; // the fine points (target transposed) or their forward support at stride 2 (target conv)
+    // The target: fine points next to the input's (target transposed: c·s_in + (1, 0 or 1, 0)), or
+    // most of the input's forward support at stride 2 (target conv).
+    Points target;
     if (c.targetStride == 1) {
       target.coords = x.coords;
       for (std::size_t i = 0; i < x.coords.size(); ++i) // a coarser target: every other point
-        if (i % 2 == 0) target.coords[i / 2] = {x.coords[i][0], 2 * x.coords[i][1] + 1, 2 * x.coords[i][2], 2 * x.coords[i][3]};
+        if (i % 2 == 0)
+          target.coords[i / 2] = {x.coords[i][0], c.inStride * x.coords[i][1] + 1, c.inStride * x.coords[i][2] + (i % 4 == 0),
+                                  c.inStride * x.coords[i][3]};
       target.coords.resize((x.coords.size() + 1) / 2);
     } else if (c.targetStride == 2) {
       std::map<Key, int> seen;
@@ -237,14 +245,21 @@ private Q_SLOTS:
     // Sec. 10.4 in double: conv Σ X·W_k (+ normalization) + bias; pooling sum / max / avg / mean.
     const std::size_t rows = support.size();
     std::vector<double> acc(rows * static_cast<std::size_t>(cout), c.mode == "max" ? -INFINITY : 0.0);
-    std::vector<double> norm(acc.size(), 0.0), degree(rows, 0.0);
+    std::vector<double> norm(acc.size(), 0.0), degree(rows, 0.0); // degree: Σ of the edges' weights
+    std::vector<int> sources(rows, 0);
+    const std::vector<Triple> off = offsets(c.family, c.K, c.d);
     for (const Edge& e : edges) {
-      degree[static_cast<std::size_t>(e.out)] += 1;
+      double wk = 1; // trilinear: the kernel row's weight
+      if (c.trilinear)
+        for (int a = 0; a < 3; ++a)
+          wk *= 1.0 - std::fabs(double(off[static_cast<std::size_t>(e.k)][a] - (c.s[a] - 1))) / double(c.s[a]);
+      degree[static_cast<std::size_t>(e.out)] += wk;
+      ++sources[static_cast<std::size_t>(e.out)];
       for (std::int64_t co = 0; co < cout; ++co) {
         double& dst = acc[static_cast<std::size_t>(e.out * cout + co)];
         if (c.pool) {
           const double v = x.features[static_cast<std::size_t>(e.in * kCin + co)];
-          dst = c.mode == "max" ? std::max(dst, v) : dst + v;
+          dst = c.mode == "max" ? std::max(dst, v) : dst + wk * v;
           continue;
         }
         for (std::int64_t ci = 0; ci < kCin; ++ci) {
@@ -276,7 +291,7 @@ private Q_SLOTS:
     if (c.normalized) attrs += ", eps = 0.001 : f32";
     if (c.pool) {
       if (c.op == "pool3d") attrs = "{mode = #lattice.pool_mode<" + c.mode + ">, " + attrs.substr(1);
-      attrs += "}";
+      attrs = c.trilinear ? "{stride = " + tri(c.s) + "}" : attrs + "}";
       g.op("%y = lattice." + c.op + (c.targetStride ? " %x, %t " : " %x ") + attrs + " : (" +
            (c.targetStride ? "$S, $S" : "$S") + ") -> $S");
     } else {
@@ -309,7 +324,7 @@ private Q_SLOTS:
     // A relation with real neighbourhoods: many edges, and rows that sum several of them.
     QVERIFY(edges.size() >= static_cast<std::size_t>(kPoints / 4));
     const bool oneSourceEach = c.rel == Rel::Generative || (c.rel == Rel::Transposed && c.K == c.s);
-    QVERIFY(*std::max_element(degree.begin(), degree.end()) >= 2 || oneSourceEach);
+    QVERIFY(*std::max_element(sources.begin(), sources.end()) >= 2 || oneSourceEach);
     for (Numerics numerics : {Numerics::Default, Numerics::Exact}) {
       const Run r = run(g, in, numerics);
       QVERIFY2(r.ok(), r.error.c_str());
