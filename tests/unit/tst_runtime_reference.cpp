@@ -334,6 +334,84 @@ private Q_SLOTS:
       QCOMPARE(st.edges, static_cast<std::int64_t>(edges.size()));
     }
   }
+
+  // sparse.binary (sub, fills −1 / 100) and sparse.cat under every join on 5000 lhs rows and an
+  // rhs holding every third lhs coordinate (in reverse order) plus 2000 of its own, against the
+  // alignment of sec. 10.4 written here with std::map.
+  void alignmentMatchesTheNaiveReference_data() {
+    QTest::addColumn<QString>("join");
+    for (const char* j : {"inner", "left", "right", "outer"}) QTest::newRow(j) << QString(j);
+  }
+  void alignmentMatchesTheNaiveReference() {
+    QFETCH(QString, join);
+    const std::string j = join.toStdString();
+    Points l, r;
+    const std::vector<std::int32_t> a = runtime::surfacePoints(kPoints, 2, 5), b = runtime::surfacePoints(2000, 2, 6);
+    for (std::size_t i = 0; i < a.size(); i += 4) l.coords.push_back({a[i], a[i + 1], a[i + 2], a[i + 3]});
+    l.index();
+    for (std::size_t i = l.coords.size(); i-- > 0;)
+      if (i % 3 == 0) r.coords.push_back(l.coords[i]);
+    for (std::size_t i = 0; i < b.size(); i += 4) {
+      const Key k{b[i], b[i + 1], b[i + 2], b[i + 3] + 1000}; // apart from the lhs
+      r.coords.push_back(k);
+    }
+    r.index();
+    for (std::size_t i = 0; i < l.coords.size() * 2; ++i) l.features.push_back(static_cast<float>(wave(static_cast<std::int64_t>(i), 2)));
+    for (std::size_t i = 0; i < r.coords.size() * 2; ++i) r.features.push_back(static_cast<float>(wave(static_cast<std::int64_t>(i) + 5, 3)));
+
+    // Rows of the result: (lhs row or −1, rhs row or −1) in the join's order.
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+    if (j == "right") {
+      for (std::size_t i = 0; i < r.coords.size(); ++i) rows.push_back({l.find(r.coords[i]), static_cast<std::int64_t>(i)});
+    } else {
+      for (std::size_t i = 0; i < l.coords.size(); ++i) {
+        const std::int64_t m = r.find(l.coords[i]);
+        if (j != "inner" || m >= 0) rows.push_back({static_cast<std::int64_t>(i), m});
+      }
+      if (j == "outer")
+        for (std::size_t i = 0; i < r.coords.size(); ++i)
+          if (l.find(r.coords[i]) < 0) rows.push_back({-1, static_cast<std::int64_t>(i)});
+    }
+    std::vector<Coord> coords;
+    std::vector<double> diff, cat;
+    for (const auto& [li, ri] : rows) {
+      const Key& k = li >= 0 ? l.coords[static_cast<std::size_t>(li)] : r.coords[static_cast<std::size_t>(ri)];
+      coords.push_back({static_cast<std::int32_t>(k[0]), static_cast<std::int32_t>(k[1]), static_cast<std::int32_t>(k[2]),
+                        static_cast<std::int32_t>(k[3])});
+      for (int ch = 0; ch < 2; ++ch) {
+        const double lv = li >= 0 ? l.features[static_cast<std::size_t>(li * 2 + ch)] : -1.0;
+        const double rv = ri >= 0 ? r.features[static_cast<std::size_t>(ri * 2 + ch)] : 100.0;
+        diff.push_back(static_cast<float>(lv - rv));
+      }
+      for (int ch = 0; ch < 4; ++ch) {
+        const std::int64_t side = ch < 2 ? li : ri;
+        const std::vector<double>& f = ch < 2 ? l.features : r.features;
+        cat.push_back(side >= 0 ? f[static_cast<std::size_t>(side * 2 + ch % 2)] : 0.0);
+      }
+    }
+    QVERIFY(rows.size() > 1000);
+
+    Graph g;
+    g.sparseInput("l", 2).sparseInput("r", 2);
+    g.op("%d = lattice.sparse.binary %l, %r {op = #lattice.binary_op<sub>, join = #lattice.join<" + j +
+         ">, lhs_fill = -1.0 : f32, rhs_fill = 100.0 : f32} : ($S, $S) -> $S");
+    g.op("%c = lattice.sparse.cat %l, %r {join = #lattice.join<" + j + ">} : ($S, $S) -> $S");
+    g.output("d", "$S").output("c", "$S");
+    auto physical = [](const std::vector<Key>& keys) {
+      std::vector<Coord> out;
+      for (const Key& k : keys)
+        out.push_back({static_cast<std::int32_t>(k[0]), static_cast<std::int32_t>(k[1]), static_cast<std::int32_t>(k[2]),
+                       static_cast<std::int32_t>(k[3])});
+      return out;
+    };
+    Inputs in;
+    in.sparse("l", physical(l.coords), std::vector<float>(l.features.begin(), l.features.end()), 2);
+    in.sparse("r", physical(r.coords), std::vector<float>(r.features.begin(), r.features.end()), 2);
+    const Run run1 = run(g, in);
+    QVERIFY2(run1.ok(), run1.error.c_str());
+    RT_CHECK(sameSparse(run1.sparse(0), coords, diff, 0, 0));
+    RT_CHECK(sameSparse(run1.sparse(1), coords, cat, 0, 0));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestRuntimeReference)
