@@ -131,13 +131,6 @@ Expected<runtime::Runtime> modelRuntime(const std::string& spec) {
                                      runtime::WeightSource::fromTensors(lowering->builder->weights()));
 }
 
-std::uint64_t valueBytes(const runtime::RuntimeValue& v) {
-  if (const auto* t = std::get_if<runtime::Tensor>(&v)) return static_cast<std::uint64_t>(t->numel()) * 4;
-  if (const auto* s = std::get_if<runtime::Sparse>(&v))
-    return static_cast<std::uint64_t>(s->rows()) * (16 + 4 * static_cast<std::uint64_t>(s->channels));
-  return 0;
-}
-
 bool isConv(const std::string& kind) { return kind.find("conv") != std::string::npos; }
 
 /// Runs one case in this process and returns its figures. `startupMb`: the RSS of the process
@@ -176,7 +169,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
   runOnce(runtime::Numerics::Default, true);
   std::vector<std::uint64_t> activations;
   for (const runtime::PlanOp& op : rt->plan().ops)
-    for (int slot : op.results) activations.push_back(valueBytes(rt->value(slot)));
+    for (int slot : op.results) activations.push_back(runtime::valueBytes(rt->value(slot)));
   std::sort(activations.rbegin(), activations.rend());
   const std::uint64_t twoLargest = (activations.size() > 0 ? activations[0] : 0) + (activations.size() > 1 ? activations[1] : 0);
   if (Status s = rt->start(inputs, {}); !s) throw std::runtime_error(s.message()); // drops the kept values
@@ -185,6 +178,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
   resetPeakRss();
 
   std::vector<double> totals, maps, convMs, convFlops;
+  double workingSetMb = 0; // the largest live values + cached maps after any op
   std::vector<std::array<std::int64_t, 3>> shapes;
   for (int r = 0; r < runs; ++r) {
     totals.push_back(runOnce(runtime::Numerics::Default, false));
@@ -192,6 +186,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
     double ms = 0, flops = 0;
     for (std::size_t i = 0; i < rt->plan().ops.size(); ++i) {
       const runtime::OpStats& s = rt->stats(static_cast<int>(i));
+      workingSetMb = std::max(workingSetMb, static_cast<double>(s.liveBytes + s.mapBytes) / (1024.0 * 1024.0));
       if (!isConv(rt->plan().ops[i].kind)) continue;
       ms += s.ms - s.kernelMapMs;
       flops += s.flops;
@@ -235,6 +230,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
           {"startup_rss_mb", startupMb},
           {"run_rss_mb", peakMb - startupMb},
           {"rss_bound_mb", boundMb},
+          {"working_set_mb", workingSetMb},
           {"weights_mb", static_cast<double>(weightBytes) / (1024.0 * 1024.0)},
           {"inputs_mb", static_cast<double>(inputBytes) / (1024.0 * 1024.0)},
           {"two_largest_activations_mb", static_cast<double>(twoLargest) / (1024.0 * 1024.0)},

@@ -43,50 +43,63 @@ ConvKind convKind(const std::string& kind) {
   return {Relation::Generative, OffsetFamily::IndexedNoDilation, false, normalized};
 }
 
-// Y (rows × C_out) = Σ over edges of X[in] · W_k, in T (float: default, double: exact).
+// Edges per GEMM: a kernel row's edges go through the gather, GEMM and scatter in pieces of at
+// most this many rows, so the scratch stays small (a few MB) while each GEMM stays large.
+constexpr std::int64_t kEdgesPerPiece = 16384;
+
+// Y (rows × C_out) = Σ over edges of X[in] · W_k, in T (float: default, double: exact). W is
+// (C_out, K, C_in): W_k is read in place as a (C_in × C_out) matrix with strides (1, K·C_in).
 template <typename T>
 void convolve(OpContext& ctx, const KernelMap& map, const T* x, const T* w, std::int64_t cin, std::int64_t cout,
               std::vector<T>& y) {
   const std::int64_t rows = map.output->rows();
+  const std::int64_t wColStride = map.volume * cin;
   if (map.identityRow >= 0) { // Y = X · W_centre, no gather or scatter
     y.resize(static_cast<std::size_t>(rows * cout));
-    gemm(x, w + map.identityRow * cin * cout, y.data(), rows, cin, cout, false);
+    gemm(x, w + map.identityRow * cin, 1, wColStride, y.data(), rows, cin, cout, false);
     ctx.stats.gemms.push_back({rows, cin, cout});
   } else {
     y.assign(static_cast<std::size_t>(rows * cout), T(0));
   }
-  std::int64_t most = 0;
-  for (std::int64_t k = 0; k < map.volume; ++k) most = std::max(most, map.edgesOf(k));
-  std::vector<T> gathered(static_cast<std::size_t>(most * cin)), products(static_cast<std::size_t>(most * cout));
+  std::vector<T> gathered, products;
   for (std::int64_t k = 0; k < map.volume; ++k) {
-    const std::int64_t m = map.edgesOf(k);
-    if (m == 0 || k == map.identityRow) continue;
+    const std::int64_t edges = map.edgesOf(k);
+    if (edges == 0 || k == map.identityRow) continue;
     ctx.checkCancelled();
-    const std::int32_t* in = map.in.data() + map.begin[k];
-    const std::int32_t* out = map.out.data() + map.begin[k];
+    const T* wk = w + k * cin;
     const std::int64_t inRun = map.inRun[static_cast<std::size_t>(k)], outRun = map.outRun[static_cast<std::size_t>(k)];
-    // Consecutive input rows are read in place; otherwise gathered.
-    const T* rowsIn = inRun >= 0 ? x + inRun * cin : gathered.data();
-    if (inRun < 0)
-      parallelFor(m, 2048, [=, g = gathered.data()](std::int64_t first, std::int64_t last) {
-        for (std::int64_t e = first; e < last; ++e) std::copy_n(x + static_cast<std::int64_t>(in[e]) * cin, cin, g + e * cin);
-      });
-    ctx.stats.gemms.push_back({m, cin, cout});
-    if (outRun >= 0) { // consecutive output rows: the GEMM adds into Y in place
-      gemm(rowsIn, w + k * cin * cout, y.data() + outRun * cout, m, cin, cout, true);
-      continue;
-    }
-    gemm(rowsIn, w + k * cin * cout, products.data(), m, cin, cout, false);
-    // Within one kernel row every output row has at most one edge: no two chunks write a row.
-    T* const yRows = y.data();
-    const T* const pRows = products.data();
-    parallelFor(m, 2048, [=](std::int64_t first, std::int64_t last) {
-      for (std::int64_t e = first; e < last; ++e) {
-        T* dst = yRows + static_cast<std::int64_t>(out[e]) * cout;
-        const T* src = pRows + e * cout;
-        for (std::int64_t c = 0; c < cout; ++c) dst[c] += src[c];
+    ctx.stats.gemms.push_back({edges, cin, cout});
+    for (std::int64_t first = 0; first < edges; first += kEdgesPerPiece) {
+      const std::int64_t m = std::min(kEdgesPerPiece, edges - first);
+      const std::int32_t* in = map.in.data() + map.begin[k] + first;
+      const std::int32_t* out = map.out.data() + map.begin[k] + first;
+      // Consecutive input rows are read in place; otherwise gathered.
+      const T* rowsIn = x + (inRun + first) * cin;
+      if (inRun < 0) {
+        gathered.resize(static_cast<std::size_t>(m * cin));
+        T* const g = gathered.data();
+        parallelFor(m, 2048, [=](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i) std::copy_n(x + static_cast<std::int64_t>(in[i]) * cin, cin, g + i * cin);
+        });
+        rowsIn = g;
       }
-    });
+      if (outRun >= 0) { // consecutive output rows: the GEMM adds into Y in place
+        gemm(rowsIn, wk, 1, wColStride, y.data() + (outRun + first) * cout, m, cin, cout, true);
+        continue;
+      }
+      products.resize(static_cast<std::size_t>(m * cout));
+      gemm(rowsIn, wk, 1, wColStride, products.data(), m, cin, cout, false);
+      // Within one kernel row every output row has at most one edge: no two chunks write a row.
+      T* const yRows = y.data();
+      const T* const pRows = products.data();
+      parallelFor(m, 2048, [=](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) {
+          T* __restrict dst = yRows + static_cast<std::int64_t>(out[i]) * cout;
+          const T* __restrict src = pRows + i * cout;
+          for (std::int64_t c = 0; c < cout; ++c) dst[c] += src[c];
+        }
+      });
+    }
   }
 }
 
@@ -96,12 +109,12 @@ std::vector<T> normalizer(const KernelMap& map, const T* w, std::int64_t cin, st
   std::vector<T> d(static_cast<std::size_t>(map.output->rows() * cout), T(0));
   std::vector<T> s(static_cast<std::size_t>(cout));
   for (std::int64_t k = 0; k < map.volume; ++k) {
-    std::fill(s.begin(), s.end(), T(0));
-    for (std::int64_t i = 0; i < cin; ++i)
-      for (std::int64_t c = 0; c < cout; ++c) {
-        const T v = w[static_cast<std::size_t>((k * cin + i) * cout + c)];
-        s[static_cast<std::size_t>(c)] += v * v;
-      }
+    for (std::int64_t c = 0; c < cout; ++c) {
+      T sum(0);
+      const T* row = w + (c * map.volume + k) * cin;
+      for (std::int64_t i = 0; i < cin; ++i) sum += row[i] * row[i];
+      s[static_cast<std::size_t>(c)] = sum;
+    }
     for (std::int64_t e = map.begin[k]; e < map.begin[k + 1]; ++e) {
       T* dst = d.data() + static_cast<std::int64_t>(map.out[e]) * cout;
       for (std::int64_t c = 0; c < cout; ++c) dst[c] += s[static_cast<std::size_t>(c)];
@@ -111,19 +124,19 @@ std::vector<T> normalizer(const KernelMap& map, const T* w, std::int64_t cin, st
 }
 
 template <typename T>
-std::shared_ptr<std::vector<float>> compute(OpContext& ctx, const KernelMap& map, const Sparse& x,
-                                            const std::vector<float>& weight, const std::vector<float>* bias,
-                                            std::int64_t cout, bool normalize, double eps, DType dtype) {
+std::shared_ptr<std::vector<float>> compute(OpContext& ctx, const KernelMap& map, const Sparse& x, const float* weight,
+                                            const std::vector<float>* bias, std::int64_t cout, bool normalize, double eps,
+                                            DType dtype) {
   const std::int64_t cin = x.channels;
   std::vector<T> xWide, wWide; // the exact mode's f64 copies
   const T* xs;
   const T* ws;
   if constexpr (std::is_same_v<T, float>) {
     xs = x.features->data();
-    ws = weight.data();
+    ws = weight;
   } else {
     xWide.assign(x.features->begin(), x.features->end());
-    wWide.assign(weight.begin(), weight.end());
+    wWide.assign(weight, weight + cout * map.volume * cin);
     xs = xWide.data();
     ws = wWide.data();
   }
@@ -207,8 +220,8 @@ void runConvolution(OpContext& ctx) {
          tripleText(stride) + ".");
   }
 
-  std::int64_t cout = 0;
-  const auto w_k = convWeight(ctx, weight, spec.volume(), x.channels, &cout);
+  const ConvWeightView w_k = convWeight(ctx, weight, spec.volume(), x.channels);
+  const std::int64_t cout = w_k.outChannels;
   std::shared_ptr<const std::vector<float>> b;
   if (bias) b = vectorWeight(ctx, *bias, cout, "bias");
 
@@ -226,8 +239,8 @@ void runConvolution(OpContext& ctx) {
   }
   const std::vector<float>* biasValues = b ? &biasCast : nullptr;
   Sparse out;
-  out.features = ctx.exact() ? compute<double>(ctx, *map, x, *w_k, biasValues, cout, normalize, eps, dtype)
-                             : compute<float>(ctx, *map, x, *w_k, biasValues, cout, normalize, eps, dtype);
+  out.features = ctx.exact() ? compute<double>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype)
+                             : compute<float>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype);
   out.coords = map->output;
   out.stride = stride;
   out.capacity = map->output->rows();

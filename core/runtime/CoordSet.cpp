@@ -61,6 +61,11 @@ void CoordSet::buildIndex() const {
   });
 }
 
+bool CoordSet::unique() const {
+  buildIndex();
+  return static_cast<std::int64_t>(m_index->map.size()) == rows();
+}
+
 std::int64_t CoordSet::find(std::int64_t b, std::int64_t x, std::int64_t y, std::int64_t z) const {
   buildIndex();
   if (!coordInRange(b, x, y, z)) return -1;

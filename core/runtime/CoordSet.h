@@ -49,6 +49,9 @@ public:
   std::int64_t find(std::int64_t b, std::int64_t x, std::int64_t y, std::int64_t z) const;
   /// Builds the index now (what find() would do on its first call).
   void buildIndex() const;
+  /// True when no coordinate appears twice (sec. 10.1 requires it of active rows; a set made from
+  /// invalid inputs may break it, and lookups then use the first row).
+  bool unique() const;
 
 private:
   friend class CoordSetBuilder;

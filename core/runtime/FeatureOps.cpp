@@ -128,15 +128,15 @@ template <typename T> void runSoftmaxT(OpContext& ctx, const Tensor& x) {
   ctx.results[0] = floatResult(ctx, x.shape[0], x.shape[1], std::move(out));
 }
 
-template <typename T> void runLinearT(OpContext& ctx, const Tensor& x, const std::vector<float>& wio,
+template <typename T> void runLinearT(OpContext& ctx, const Tensor& x, const std::vector<float>& wio, // (C_out, C_in)
                                       const std::vector<float>* bias, std::int64_t cout, bool castToHalf) {
   const std::int64_t rows = x.shape[0], cin = x.shape[1];
   std::vector<T> xs(x.floats->begin(), x.floats->end());
   if (castToHalf)
     for (T& v : xs) v = static_cast<T>(roundToHalf(static_cast<float>(v)));
-  std::vector<T> ws(wio.begin(), wio.end());
+  std::vector<T> ws(wio.begin(), wio.end()); // (C_out, C_in): the GEMM reads Wᵀ in place
   std::vector<T> y(static_cast<std::size_t>(rows * cout));
-  gemm(xs.data(), ws.data(), y.data(), rows, cin, cout, false);
+  gemm(xs.data(), ws.data(), 1, cin, y.data(), rows, cin, cout, false);
   ctx.stats.gemms.push_back({rows, cin, cout});
   ctx.stats.flops = 2.0 * static_cast<double>(rows) * static_cast<double>(cin) * static_cast<double>(cout);
   const DType dtype = ctx.resultDType(0);

@@ -109,6 +109,45 @@ void lookupEdges(const CoordSet& input, const CoordSet& output, std::int64_t vol
   });
 }
 
+// A subm kernel with odd sizes is centred: off_{K−1−k} = −off_k, and over unique coordinates
+// row (K − 1) / 2 is the identity. So only the rows before the centre are looked up; row K−1−k holds the edges of row
+// k reversed, put in output order with one pass over the rows.
+void symmetricSubmanifoldEdges(const CoordSet& input, const std::vector<Triple>& off, KernelMap& map) {
+  const std::int64_t K = map.volume, centre = (K - 1) / 2, n = input.rows();
+  KernelMap half;
+  lookupEdges(input, input, centre, [&](const std::int32_t* o, std::int64_t k, std::int64_t* q) {
+    q[0] = o[0];
+    for (int a = 0; a < 3; ++a) q[a + 1] = o[a + 1] + off[k][a];
+    return true;
+  }, half);
+  const std::int64_t halfEdges = half.begin[centre];
+  map.begin.assign(static_cast<std::size_t>(K) + 1, 0);
+  for (std::int64_t k = 0; k < K; ++k) {
+    const std::int64_t count = k < centre ? half.edgesOf(k) : k == centre ? n : half.edgesOf(K - 1 - k);
+    map.begin[k + 1] = map.begin[k] + count;
+  }
+  map.in.resize(static_cast<std::size_t>(2 * halfEdges + n));
+  map.out.resize(map.in.size());
+  std::copy(half.in.begin(), half.in.end(), map.in.begin());
+  std::copy(half.out.begin(), half.out.end(), map.out.begin());
+  for (std::int64_t r = 0; r < n; ++r)
+    map.in[static_cast<std::size_t>(map.begin[centre] + r)] = map.out[static_cast<std::size_t>(map.begin[centre] + r)] =
+        static_cast<std::int32_t>(r);
+  std::vector<std::int32_t> source(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < centre; ++k) {
+    std::fill(source.begin(), source.end(), -1);
+    for (std::int64_t e = half.begin[k]; e < half.begin[k + 1]; ++e) source[static_cast<std::size_t>(half.in[e])] = half.out[e];
+    std::int64_t at = map.begin[K - 1 - k];
+    for (std::int64_t r = 0; r < n; ++r) {
+      const std::int32_t from = source[static_cast<std::size_t>(r)];
+      if (from < 0) continue;
+      map.in[static_cast<std::size_t>(at)] = from;
+      map.out[static_cast<std::size_t>(at)] = static_cast<std::int32_t>(r);
+      ++at;
+    }
+  }
+}
+
 // Edges in (k, i) order: transposed and generative, whose output rows are made per (i, k).
 struct EdgesByRow {
   std::vector<std::vector<std::int32_t>> in, out;
@@ -199,6 +238,11 @@ std::shared_ptr<const KernelMap> buildKernelMap(const std::shared_ptr<const Coor
     break;
   case Relation::Submanifold:
     map->output = input;
+    if (spec.offsets == OffsetFamily::Sparse && spec.kernel[0] % 2 && spec.kernel[1] % 2 && spec.kernel[2] % 2 &&
+        input->unique()) {
+      symmetricSubmanifoldEdges(*input, off, *map);
+      break;
+    }
     lookupEdges(*input, *input, map->volume, [&](const std::int32_t* o, std::int64_t k, std::int64_t* q) {
       q[0] = o[0];
       for (int a = 0; a < 3; ++a) q[a + 1] = o[a + 1] + off[k][a];
@@ -283,19 +327,20 @@ std::shared_ptr<const KernelMap> KernelMapCache::get(const std::shared_ptr<const
     // of the ops after it (a conv and a pool of the same stride, then their subm convs) are shared.
     const SupportKey supportKey{input.get(), spec.stride, spec.padding == Triple{0, 0, 0}};
     auto it = m_supports.find(supportKey);
-    if (it == m_supports.end()) {
+    if (it == m_supports.end() || it->second.input.lock() != input) {
       lock.unlock();
       const auto start = std::chrono::steady_clock::now();
       std::shared_ptr<const CoordSet> support = forwardSupport(input, spec);
       supportMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       lock.lock();
-      it = m_supports.emplace(supportKey, SupportEntry{input, support}).first;
+      it = m_supports.insert_or_assign(supportKey, SupportEntry{input, support}).first;
     }
     output = it->second.support;
   }
   const Key key{input.get(), output.get(), spec};
   const auto found = m_maps.find(key);
-  if (found != m_maps.end()) {
+  if (found != m_maps.end() && found->second.input.lock() == input &&
+      (!usesTarget || found->second.target.lock() == target)) {
     if (built) *built = false;
     return found->second.map;
   }
@@ -304,15 +349,36 @@ std::shared_ptr<const KernelMap> KernelMapCache::get(const std::shared_ptr<const
   fresh->buildMs += supportMs;
   std::shared_ptr<const KernelMap> map = fresh;
   lock.lock();
-  m_maps[key] = Entry{input, output, map};
+  m_maps.insert_or_assign(key, Entry{input, usesTarget ? target : nullptr, map});
   if (built) *built = true;
   return map;
+}
+
+void KernelMapCache::prune() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (auto it = m_maps.begin(); it != m_maps.end();) {
+    const bool usesTarget = std::get<2>(it->first).relation == Relation::Target ||
+                            std::get<2>(it->first).relation == Relation::TargetTransposed;
+    if (it->second.input.expired() || (usesTarget && it->second.target.expired()))
+      it = m_maps.erase(it);
+    else
+      ++it;
+  }
+  for (auto it = m_supports.begin(); it != m_supports.end();)
+    it = it->second.input.expired() ? m_supports.erase(it) : std::next(it);
 }
 
 void KernelMapCache::clear() {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_maps.clear();
   m_supports.clear();
+}
+
+std::uint64_t KernelMapCache::bytes() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  std::uint64_t total = 0;
+  for (const auto& [key, entry] : m_maps) total += (entry.map->in.size() + entry.map->out.size()) * sizeof(std::int32_t);
+  return total;
 }
 
 std::size_t KernelMapCache::size() const {

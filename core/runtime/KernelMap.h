@@ -82,25 +82,33 @@ std::shared_ptr<const KernelMap> buildKernelMap(const std::shared_ptr<const Coor
                                                 const std::shared_ptr<const CoordSet>& target,
                                                 const RelationSpec& spec);
 
-/// One map per (input, target, relation) for the length of a run. Thread-safe.
+/// One map per (input, target, relation) for the length of a run. Thread-safe. The cache holds its
+/// supports weakly: once no value holds an input (or target) CoordSet any more, prune() drops
+/// the maps built on it, and a new CoordSet that happens to get the same address is never
+/// mistaken for the old one.
 class KernelMapCache {
 public:
   /// The cached map, or a new one; `built` is set when this call built it.
   std::shared_ptr<const KernelMap> get(const std::shared_ptr<const CoordSet>& input,
                                        const std::shared_ptr<const CoordSet>& target, const RelationSpec& spec,
                                        bool* built = nullptr);
+  /// Drops the maps and supports whose input or target no longer exists.
+  void prune();
   void clear();
   std::size_t size() const;
+  /// Bytes of the cached maps' edges.
+  std::uint64_t bytes() const;
 
 private:
   using Key = std::tuple<const CoordSet*, const CoordSet*, RelationSpec>;
   struct Entry {
-    std::shared_ptr<const CoordSet> input, target; // keep the keys' sets alive
+    std::weak_ptr<const CoordSet> input, target;
     std::shared_ptr<const KernelMap> map;
   };
   using SupportKey = std::tuple<const CoordSet*, Triple, bool>;
   struct SupportEntry {
-    std::shared_ptr<const CoordSet> input, support;
+    std::weak_ptr<const CoordSet> input;
+    std::shared_ptr<const CoordSet> support;
   };
   mutable std::mutex m_mutex;
   std::map<Key, Entry> m_maps;

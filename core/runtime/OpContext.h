@@ -100,10 +100,16 @@ void runRmsNorm(OpContext& ctx);
 
 /// Prepared weights (WeightOps.cpp). Each checks the rules of sec. 8 X1-X5, X8 that concern the
 /// weight and its consumer and returns the values in the consumer's form as floats.
-/// Conv: (K, C_in, C_out) with W_k[ci][co] = Wt[co, k, ci] (sec. 10.2).
-std::shared_ptr<const std::vector<float>> convWeight(OpContext& ctx, const WeightRef& w, std::int64_t volume,
-                                                     std::int64_t inChannels, std::int64_t* outChannels);
-/// Linear: Wᵀ, (C_in, C_out), for y = x · Wᵀ as one GEMM.
+/// Conv: (C_out, K, C_in) floats, the stored layout conv3d_o_xyz_i, so W_k[ci][co] is at
+/// co·K·C_in + k·C_in + ci. A dense F32 weight is read in place from the weights (no copy);
+/// F16 and packed ones are converted once and kept. `owner` keeps `data` alive.
+struct ConvWeightView {
+  const float* data = nullptr;
+  std::shared_ptr<const void> owner;
+  std::int64_t outChannels = 0;
+};
+ConvWeightView convWeight(OpContext& ctx, const WeightRef& w, std::int64_t volume, std::int64_t inChannels);
+/// Linear: W, (C_out, C_in) (the GEMM reads it transposed in place).
 std::shared_ptr<const std::vector<float>> linearWeight(OpContext& ctx, const WeightRef& w, std::int64_t inChannels,
                                                        std::int64_t* outChannels);
 /// A dense vector (bias, channel): (C,), checked against `channels` when that is >= 0.

@@ -10,11 +10,22 @@
 
 namespace lattice::runtime {
 
-/// C (m × n) = A (m × k) · B (k × n), or C += A · B when `accumulate`; row-major, contiguous.
-void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate);
+/// C (m × n) = A (m × k) · B (k × n), or C += A · B when `accumulate`; A and C row-major and
+/// contiguous, B's element (i, j) at b[i·bRowStride + j·bColStride] (so a transposed or strided
+/// B, such as one kernel row of a (C_out, K, C_in) conv weight, is read in place).
+void gemm(const float* a, const float* b, std::int64_t bRowStride, std::int64_t bColStride, float* c, std::int64_t m,
+          std::int64_t k, std::int64_t n, bool accumulate);
 /// The same in f64 (the exact mode: products of f32 values are exact in f64).
-void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k, std::int64_t n,
-          bool accumulate);
+void gemm(const double* a, const double* b, std::int64_t bRowStride, std::int64_t bColStride, double* c,
+          std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate);
+/// Contiguous row-major B.
+inline void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate) {
+  gemm(a, b, n, 1, c, m, k, n, accumulate);
+}
+inline void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k, std::int64_t n,
+                 bool accumulate) {
+  gemm(a, b, n, 1, c, m, k, n, accumulate);
+}
 
 /// Calls fn(begin, end) on consecutive chunks covering [0, n), each at least `grain` long
 /// (except the last), on up to threads() threads. fn must not throw.

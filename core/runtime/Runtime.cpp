@@ -131,6 +131,9 @@ struct Runtime::Impl {
     }
     for (int slot : op.operands)
       if (plan.lastUse[static_cast<std::size_t>(slot)] == current) release(slot);
+    if (!options.keepValues) maps.prune(); // the maps of supports no value holds any more
+    for (const RuntimeValue& v : slots) st.liveBytes += valueBytes(v);
+    st.mapBytes = maps.bytes();
     ++current;
     return {};
   }

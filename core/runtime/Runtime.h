@@ -43,6 +43,10 @@ struct OpStats {
   std::int64_t rows = 0;    ///< output rows (active rows of a sparse result)
   std::int64_t edges = 0;   ///< kernel-map edges the op ran over (conv, pooling)
   double flops = 0.0;       ///< 2·multiply-adds of its matrix work (conv: 2·edges·C_in·C_out)
+  /// Bytes of the values held after the op ran (its results included, dead operands freed) and
+  /// of the kernel maps cached then: the run's working set at this op.
+  std::uint64_t liveBytes = 0;
+  std::uint64_t mapBytes = 0;
   /// The GEMM shapes the op ran (m, k, n), for a same-shape roofline (benchmarks).
   std::vector<std::array<std::int64_t, 3>> gemms;
 };

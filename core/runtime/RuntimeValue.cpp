@@ -45,6 +45,14 @@ std::string describeValue(const RuntimeValue& value) {
   return "no value";
 }
 
+std::uint64_t valueBytes(const RuntimeValue& value) {
+  if (const auto* t = std::get_if<Tensor>(&value))
+    return (t->floats ? t->floats->size() * sizeof(float) : 0) + (t->ints ? t->ints->size() * sizeof(std::int64_t) : 0);
+  if (const auto* s = std::get_if<Sparse>(&value))
+    return (s->features ? s->features->size() * sizeof(float) : 0) + static_cast<std::uint64_t>(s->rows()) * 32;
+  return 0;
+}
+
 std::shared_ptr<std::vector<float>> makeFloats(std::size_t n, float fill) {
   return std::make_shared<std::vector<float>>(n, fill);
 }

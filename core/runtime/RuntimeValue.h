@@ -82,6 +82,10 @@ using RuntimeValue = std::variant<std::monostate, Tensor, Sparse, WeightRef>;
 /// "weight 'stem.weight'": what a value is, for messages and the studio.
 std::string describeValue(const RuntimeValue& value);
 
+/// Bytes a value holds (features, coordinates and their index, integers); weights count 0 (they
+/// belong to the artifact). Shared buffers count in full for every value that holds them.
+std::uint64_t valueBytes(const RuntimeValue& value);
+
 /// A float buffer of `n` zeros, shared.
 std::shared_ptr<std::vector<float>> makeFloats(std::size_t n, float fill = 0.0f);
 

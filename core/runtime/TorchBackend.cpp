@@ -16,8 +16,8 @@ namespace lattice::runtime {
 namespace {
 
 template <typename T>
-void gemmImpl(const T* a, const T* b, T* c, std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate,
-              at::ScalarType type) {
+void gemmImpl(const T* a, const T* b, std::int64_t bRowStride, std::int64_t bColStride, T* c, std::int64_t m,
+              std::int64_t k, std::int64_t n, bool accumulate, at::ScalarType type) {
   if (m == 0 || n == 0) return;
   const auto options = at::TensorOptions().dtype(type);
   at::Tensor out = at::from_blob(c, {m, n}, options);
@@ -26,7 +26,7 @@ void gemmImpl(const T* a, const T* b, T* c, std::int64_t m, std::int64_t k, std:
     return;
   }
   const at::Tensor lhs = at::from_blob(const_cast<T*>(a), {m, k}, options);
-  const at::Tensor rhs = at::from_blob(const_cast<T*>(b), {k, n}, options);
+  const at::Tensor rhs = at::from_blob(const_cast<T*>(b), {k, n}, {bRowStride, bColStride}, options);
   if (accumulate)
     out.addmm_(lhs, rhs);
   else
@@ -35,13 +35,14 @@ void gemmImpl(const T* a, const T* b, T* c, std::int64_t m, std::int64_t k, std:
 
 } // namespace
 
-void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate) {
-  gemmImpl(a, b, c, m, k, n, accumulate, at::kFloat);
+void gemm(const float* a, const float* b, std::int64_t bRowStride, std::int64_t bColStride, float* c, std::int64_t m,
+          std::int64_t k, std::int64_t n, bool accumulate) {
+  gemmImpl(a, b, bRowStride, bColStride, c, m, k, n, accumulate, at::kFloat);
 }
 
-void gemm(const double* a, const double* b, double* c, std::int64_t m, std::int64_t k, std::int64_t n,
-          bool accumulate) {
-  gemmImpl(a, b, c, m, k, n, accumulate, at::kDouble);
+void gemm(const double* a, const double* b, std::int64_t bRowStride, std::int64_t bColStride, double* c,
+          std::int64_t m, std::int64_t k, std::int64_t n, bool accumulate) {
+  gemmImpl(a, b, bRowStride, bColStride, c, m, k, n, accumulate, at::kDouble);
 }
 
 void parallelFor(std::int64_t n, std::int64_t grain, const std::function<void(std::int64_t, std::int64_t)>& fn) {

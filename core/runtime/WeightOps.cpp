@@ -9,6 +9,7 @@
 #include "artifact/WeightPacking.h"
 #include "tensor/TensorConvert.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace lattice::runtime {
@@ -104,52 +105,61 @@ void runWeight(OpContext& ctx) {
   ctx.results[0] = std::move(w);
 }
 
-std::shared_ptr<const std::vector<float>> convWeight(OpContext& ctx, const WeightRef& w, std::int64_t volume,
-                                                     std::int64_t inChannels, std::int64_t* outChannels) {
+ConvWeightView convWeight(OpContext& ctx, const WeightRef& w, std::int64_t volume, std::int64_t inChannels) {
   if (w.layout != "conv3d_o_xyz_i") fail("conv3d artifact weight must use conv3d_o_xyz_i layout."); // X4
-  std::int64_t cout = 0;
-  std::vector<float> logical; // (C_out, K, C_in)
+  ConvWeightView view;
+  const std::int64_t K = volume, cin = inChannels;
+  bool kernelMajor = false; // the runtime's (K, C_in, C_out) form, re-laid once
   if (w.quantized()) {
     const std::vector<std::int64_t>& shape = w.codes.shape();
     if (shape.size() != 3 || shape[0] != volume) fail("packed artifact weight kernel rows do not match consumer kernel_size.");
     checkQuantized(w);
-    cout = volume == 1 ? shape[1] : shape[2];
+    view.outChannels = volume == 1 ? shape[1] : shape[2];
   } else {
     const std::vector<std::int64_t>& shape = w.dense.shape();
-    std::int64_t k = 0, cin = 0;
+    std::int64_t k = 0, c = 0;
     if (shape.size() == 5) {
-      cout = shape[0];
+      view.outChannels = shape[0];
       k = shape[1] * shape[2] * shape[3];
-      cin = shape[4];
-    } else if (shape.size() == 3) { // the runtime's (K, C_in, C_out)
+      c = shape[4];
+    } else if (shape.size() == 3) {
       k = shape[0];
-      cin = shape[1];
-      cout = shape[2];
+      c = shape[1];
+      view.outChannels = shape[2];
+      kernelMajor = true;
     } else {
       fail("conv3d artifact weight '" + w.key + "' must have rank 5 (C_out, Kx, Ky, Kz, C_in), got " + shapeText(shape) + ".");
     }
     if (k != volume) fail("weight kernel rows must match the convolution kernel."); // X8
-    if (cin != inChannels) fail("weight input channels must match x.channels.");
+    if (c != inChannels) fail("weight input channels must match x.channels.");
+    const bool aligned = reinterpret_cast<std::uintptr_t>(w.dense.data()) % alignof(float) == 0;
+    if (!kernelMajor && w.dense.dtype() == DType::F32 && aligned) { // in place
+      view.data = reinterpret_cast<const float*>(w.dense.data());
+      view.owner = std::make_shared<const TensorData>(w.dense);
+      return view;
+    }
   }
-  *outChannels = cout;
+  const std::int64_t cout = view.outChannels;
   const WeightCache::Key key{w.op, ConvForm, volume, inChannels};
-  if (auto hit = cached(ctx, key)) return hit;
-  const std::int64_t K = volume, cin = inChannels;
-  std::vector<float> kio(static_cast<std::size_t>(K * cin * cout));
-  if (w.quantized()) {
-    const std::vector<float> v = dequantize(w, {cout, K, 1, 1, cin}); // rank 5: (C_out, K, C_in) rows
-    for (std::int64_t o = 0; o < cout; ++o)
-      for (std::int64_t k = 0; k < K; ++k)
-        for (std::int64_t i = 0; i < cin; ++i) kio[(k * cin + i) * cout + o] = v[(o * K + k) * cin + i];
-  } else if (w.dense.shape().size() == 5) {
-    const std::vector<float> v = floatsOf(w.dense, w.key);
-    for (std::int64_t o = 0; o < cout; ++o)
-      for (std::int64_t k = 0; k < K; ++k)
-        for (std::int64_t i = 0; i < cin; ++i) kio[(k * cin + i) * cout + o] = v[(o * K + k) * cin + i];
-  } else {
-    kio = floatsOf(w.dense, w.key);
+  std::shared_ptr<const std::vector<float>> values = cached(ctx, key);
+  if (!values) {
+    std::vector<float> oki;
+    if (w.quantized()) {
+      oki = dequantize(w, {cout, K, 1, 1, cin}); // rank 5 rows: (C_out, K, C_in)
+    } else if (kernelMajor) {
+      const std::vector<float> kio = floatsOf(w.dense, w.key);
+      oki.resize(kio.size());
+      for (std::int64_t o = 0; o < cout; ++o)
+        for (std::int64_t k = 0; k < K; ++k)
+          for (std::int64_t i = 0; i < cin; ++i) oki[(o * K + k) * cin + i] = kio[(k * cin + i) * cout + o];
+    } else {
+      oki = floatsOf(w.dense, w.key);
+    }
+    values = keep(ctx, key, std::move(oki));
   }
-  return keep(ctx, key, std::move(kio));
+  view.data = values->data();
+  view.owner = values;
+  return view;
 }
 
 std::shared_ptr<const std::vector<float>> linearWeight(OpContext& ctx, const WeightRef& w, std::int64_t inChannels,
@@ -172,11 +182,7 @@ std::shared_ptr<const std::vector<float>> linearWeight(OpContext& ctx, const Wei
   *outChannels = cout;
   const WeightCache::Key key{w.op, LinearForm, inChannels, 0};
   if (auto hit = cached(ctx, key)) return hit;
-  const std::vector<float> oi = w.quantized() ? dequantize(w, {cout, inChannels}) : floatsOf(w.dense, w.key);
-  std::vector<float> io(oi.size());
-  for (std::int64_t o = 0; o < cout; ++o)
-    for (std::int64_t i = 0; i < inChannels; ++i) io[i * cout + o] = oi[o * inChannels + i];
-  return keep(ctx, key, std::move(io));
+  return keep(ctx, key, w.quantized() ? dequantize(w, {cout, inChannels}) : floatsOf(w.dense, w.key));
 }
 
 std::shared_ptr<const std::vector<float>> vectorWeight(OpContext& ctx, const WeightRef& w, std::int64_t channels,
