@@ -157,7 +157,7 @@ struct RefCase {
   std::int64_t inStride = 1;     // on every axis
   std::int64_t targetStride = 0; // 0: no target
   bool normalized = false, pool = false;
-  std::string mode; // pooling mode ("mean" for pool_transpose3d and trilinear_upsample3d)
+  std::string mode = {}; // pooling mode ("mean" for pool_transpose3d and trilinear_upsample3d)
   bool trilinear = false;
 };
 
