@@ -325,6 +325,18 @@ private Q_SLOTS:
     const Run r = run(g, in);
     QVERIFY2(r.ok(), r.error.c_str());
     RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {2, 2, 6}, 0, 0));
+
+    // k3 along x, W = [1, 10, 100] (offsets −1, 0, 1), the same rows: both A rows read A from
+    // row 0 and B: 1·10 + 3·100 = 310; B reads A (row 0) and itself: 1·1 + 3·10 = 31. (A map
+    // that mirrors edges between pairs of rows would miss the second A's edge from B.)
+    Graph g3;
+    g3.sparseInput("x", 1);
+    g3.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 3, 1, 1, 1}, {1, 10, 100});
+    g3.op("%y = lattice.subm_conv3d %x, %w " + subm({3, 1, 1}) + " : ($S, $WC) -> $S");
+    g3.output("y", "$S");
+    const Run r3 = run(g3, in);
+    QVERIFY2(r3.ok(), r3.error.c_str());
+    RT_CHECK(sameSparse(r3.sparse(), {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {310, 310, 31}, 0, 0));
   }
 
   // f16 features and weights: the sum is taken in at least f32 and rounded once to f16, and the
