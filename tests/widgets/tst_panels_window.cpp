@@ -283,6 +283,15 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
       sawProgress = true;
     if (probing) QMetaObject::invokeMethod(this, probe, Qt::QueuedConnection);
   };
+  // However the test leaves this function (a failed QVERIFY returns early), the probe stops and
+  // its last queued call runs while the locals it refers to still exist.
+  struct StopProbe {
+    bool& probing;
+    ~StopProbe() {
+      probing = false;
+      QCoreApplication::sendPostedEvents();
+    }
+  } stopProbe{probing};
   QSignalSpy stepped(session, &StudioSession::interpreterStepped);
   QSignalSpy running(session, &StudioSession::runningChanged);
   clock.start();
