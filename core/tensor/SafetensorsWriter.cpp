@@ -10,13 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <utility>
 
 #include <fcntl.h>
@@ -210,128 +207,25 @@ std::vector<Piece> splitIntoPieces(const std::vector<const NamedTensor*>& sorted
   return pieces;
 }
 
-// Computes the produced pieces one ahead of the writer, on one worker thread, into the other of
-// two scratch buffers: while piece i is written, the next produced piece is computed, so
-// re-laying weights overlaps with the write, and the buffers (about 1 MiB each) stay in cache
-// between the re-layout that fills them and the write that copies them into the file.
-// take(i) answers piece i's bytes: from the worker when it computed them, else computed here.
+// Computes produced pieces, one at a time, into one scratch buffer (about 1 MiB, so it stays in
+// cache between the re-layout that fills it and the write that copies it into the file).
 class PieceProducer {
 public:
   explicit PieceProducer(const std::vector<Piece>& pieces) : m_pieces(pieces) {}
-  ~PieceProducer() {
-    if (!m_worker.joinable()) return;
-    {
-      std::unique_lock<std::mutex> lock(m_mutex);
-      m_idle.wait(lock, [&] { return m_job == kNone; }); // a failure left here is dropped
-      m_stop = true;
-    }
-    m_wake.notify_one();
-    m_worker.join();
-  }
-  PieceProducer(const PieceProducer&) = delete;
-  PieceProducer& operator=(const PieceProducer&) = delete;
 
   const uint8_t* take(std::size_t index) {
-    if (m_started == index) {
-      m_started = kNone;
-      std::unique_lock<std::mutex> lock(m_mutex);
-      m_idle.wait(lock, [&] { return m_job == kNone; });
-      if (m_failure) std::rethrow_exception(std::exchange(m_failure, nullptr));
-      m_current = m_startedSlot;
-    } else {
-      drain(); // the worker's piece is always the next one taken; this only keeps slot 0 free
-      m_current = 0;
-      produce(index, m_current);
-    }
-    startAfter(index);
-    return m_buffers[m_current].get();
+    const Piece& p = m_pieces[index];
+    if (m_buffer.size() < p.size) m_buffer.resize(p.size);
+    if (p.sliced)
+      p.tensor->produceRangeInto(m_buffer.data(), p.offset, p.size);
+    else
+      p.tensor->produceInto(m_buffer.data());
+    return m_buffer.data();
   }
 
 private:
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  static constexpr std::size_t kOverlapMinBytes = std::size_t(256) << 10;
-
-  // Waits for a piece given to the worker and drops it.
-  void drain() {
-    if (m_started == kNone) return;
-    m_started = kNone;
-    std::unique_lock<std::mutex> lock(m_mutex);
-    m_idle.wait(lock, [&] { return m_job == kNone; });
-    m_failure = nullptr;
-  }
-
-  // Starts the first produced piece after `index` on the worker, into the buffer not in use,
-  // unless it is small: handing a piece over costs a wake-up of the worker (tens of µs), more
-  // than computing a small piece in place.
-  void startAfter(std::size_t index) {
-    std::size_t next = index + 1;
-    while (next < m_pieces.size() && !m_pieces[next].produced) ++next;
-    if (next >= m_pieces.size() || m_pieces[next].size < kOverlapMinBytes) return;
-    const unsigned slot = m_current ^ 1u;
-    reserve(slot, m_pieces[next].size);
-    if (!m_worker.joinable()) m_worker = std::thread([this] { work(); });
-    {
-      std::lock_guard<std::mutex> lock(m_mutex);
-      m_job = next;
-      m_startedSlot = slot;
-    }
-    m_started = next;
-    m_wake.notify_one();
-  }
-
-  void work() {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    for (;;) {
-      m_wake.wait(lock, [&] { return m_stop || m_job != kNone; });
-      if (m_stop) return;
-      const std::size_t job = m_job;
-      const unsigned slot = m_startedSlot;
-      lock.unlock();
-      std::exception_ptr failure;
-      try {
-        produce(job, slot);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      lock.lock();
-      m_failure = failure;
-      m_job = kNone;
-      m_idle.notify_one();
-    }
-  }
-
-  void produce(std::size_t index, unsigned slot) {
-    const Piece& p = m_pieces[index];
-    uint8_t* dst = reserve(slot, p.size);
-    if (p.sliced)
-      p.tensor->produceRangeInto(dst, p.offset, p.size);
-    else
-      p.tensor->produceInto(dst);
-  }
-
-  uint8_t* reserve(unsigned slot, std::size_t size) {
-    if (m_sizes[slot] < size) {
-      m_buffers[slot].reset(new uint8_t[size]);
-      m_sizes[slot] = size;
-    }
-    return m_buffers[slot].get();
-  }
-
   const std::vector<Piece>& m_pieces;
-  std::unique_ptr<uint8_t[]> m_buffers[2];
-  std::size_t m_sizes[2] = {0, 0};
-  unsigned m_current = 0;
-  // The main thread's view of the worker: the piece it was given (kNone when none is pending).
-  std::size_t m_started = kNone;
-  // Shared with the worker under m_mutex.
-  unsigned m_startedSlot = 1; // the buffer the worker's piece goes to
-  std::mutex m_mutex;
-  std::condition_variable m_wake; // a job or stop for the worker
-  std::condition_variable m_idle; // the worker finished its job
-  std::size_t m_job = kNone;
-  bool m_stop = false;
-  std::exception_ptr m_failure;
-  std::thread m_worker;
+  std::vector<uint8_t> m_buffer;
 };
 
 } // namespace
