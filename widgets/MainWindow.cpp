@@ -108,12 +108,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  // The docks outlive this part of the window while it is destroyed: they report no more.
+  // Every child outlives this part of the window while it is destroyed (~QWidget deletes them
+  // afterwards, the session first, whose undo stack emits indexChanged as it is cleared; docks
+  // report their visibility): none of them reaches this window's slots or event filter any more.
   m_layoutSave->stop();
-  for (QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly)) {
+  for (QObject* child : findChildren<QObject*>())
+    disconnect(child, nullptr, this, nullptr);
+  for (QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
     dock->removeEventFilter(this);
-    disconnect(dock, nullptr, this, nullptr);
-  }
 }
 
 QAction* MainWindow::makeAction(const QString& id, const QString& text, const QKeySequence& shortcut) {
