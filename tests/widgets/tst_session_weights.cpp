@@ -98,18 +98,17 @@ QStringList constantKeys(const QString& file, const std::map<std::string, float>
   return out;
 }
 
-/// Closes the next message box when it appears and hands back its text.
+/// Closes the next message box when it appears and hands back its text (polls every 20 ms; each
+/// poll schedules the next, so nothing outlives the box).
 void captureNextMessageBox(QString* text) {
-  auto poll = std::make_shared<std::function<void()>>();
-  *poll = [text, poll] {
+  QTimer::singleShot(20, [text] {
     if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
       *text = box->text() + QLatin1Char('\n') + box->informativeText();
       box->reject();
       return;
     }
-    QTimer::singleShot(20, *poll);
-  };
-  QTimer::singleShot(20, *poll);
+    captureNextMessageBox(text);
+  });
 }
 
 } // namespace
