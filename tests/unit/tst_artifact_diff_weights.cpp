@@ -51,6 +51,8 @@ const WeightDiff* findWeight(const ArtifactDiff& d, const std::string& key) {
     if (w.key == key) return &w;
   return nullptr;
 }
+// The result points into `d`: a temporary diff would leave it dangling, so that does not compile.
+const WeightDiff* findWeight(ArtifactDiff&&, const std::string&) = delete;
 
 const std::string kSparse =
     "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f32>";
