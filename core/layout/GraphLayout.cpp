@@ -177,14 +177,15 @@ void set(void* obj, const char* name, const std::string& value) {
   agsafeset(obj, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
 }
 
-/// Closes the graph (and frees its layout) on every path out of the session.
+/// Frees the layout and closes the graph on every path out of the session. gvFreeLayout frees
+/// whatever gvLayout got to allocate, and is a no-op on a graph that was never laid out, so it
+/// needs no record of how far the session came.
 struct GraphGuard {
   GVC_t* gvc;
   Agraph_t* g = nullptr;
-  bool laidOut = false;
   ~GraphGuard() {
     if (!g) return;
-    if (laidOut) gvFreeLayout(gvc, g);
+    gvFreeLayout(gvc, g);
     agclose(g);
   }
 };
@@ -282,7 +283,6 @@ Expected<LayoutResult> runGraphviz(const LayoutGraph& input, const Index& ix, co
     std::string why = gGraphvizMessages.empty() ? std::string("unknown error") : gGraphvizMessages;
     return makeError("layout: graphviz 'dot' layout failed: " + why);
   }
-  guard.laidOut = true;
 
   const boxf bb = GD_bb(g);
   const Flip flip{bb.LL.x, bb.UR.y};
