@@ -67,12 +67,15 @@ QString conformanceArtifact(const QString& name) {
          QStringLiteral("/expected.lattice");
 }
 
-/// Installs the studio's panels, shows the window at `size` and waits until it is exposed.
+/// Installs the studio's panels, shows the window at `size` and waits until it is exposed and
+/// active: the window's shortcuts (F5, F8, ...) reach only an active window, and on a loaded
+/// machine activation can come after exposure.
 bool showWithPanels(MainWindow& window, QSize size = QSize(1400, 900)) {
   lattice::studio::installPanels(window);
   window.resize(size);
   window.show();
-  return QTest::qWaitForWindowExposed(&window);
+  window.activateWindow();
+  return QTest::qWaitForWindowExposed(&window) && QTest::qWaitForWindowActive(&window);
 }
 
 /// Opens `reference` in the window and waits for the model and its first layout.
