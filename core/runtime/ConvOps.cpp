@@ -43,9 +43,13 @@ ConvKind convKind(const std::string& kind) {
   return {Relation::Generative, OffsetFamily::IndexedNoDilation, false, normalized};
 }
 
-// Edges per GEMM: a kernel row's edges go through the gather, GEMM and scatter in pieces of at
-// most this many rows, so the scratch stays small (a few MB) while each GEMM stays large.
+// Edges per GEMM when a kernel row's edges are not in output order: the row goes through the
+// gather, GEMM and scatter in pieces of at most this many edges, so the scratch stays small.
 constexpr std::int64_t kEdgesPerPiece = 16384;
+// Bytes of output rows computed together when edges are in output order: every kernel row's
+// edges into that block of Y go through gather, GEMM and scatter-add while the block (and the
+// input rows near it) stay in the core's L2 cache.
+constexpr std::int64_t kOutputBlockBytes = std::int64_t(1) << 19;
 
 // Y (rows × C_out) = Σ over edges of X[in] · W_k, in T (float: default, double: exact). W is
 // (C_out, K, C_in): W_k is read in place as a (C_in × C_out) matrix with strides (1, K·C_in).
@@ -54,51 +58,60 @@ void convolve(OpContext& ctx, const KernelMap& map, const T* x, const T* w, std:
               std::vector<T>& y) {
   const std::int64_t rows = map.output->rows();
   const std::int64_t wColStride = map.volume * cin;
-  if (map.identityRow >= 0) { // Y = X · W_centre, no gather or scatter
-    y.resize(static_cast<std::size_t>(rows * cout));
-    gemm(x, w + map.identityRow * cin, 1, wColStride, y.data(), rows, cin, cout, false);
-    ctx.stats.gemms.push_back({rows, cin, cout});
-  } else {
-    y.assign(static_cast<std::size_t>(rows * cout), T(0));
-  }
+  y.assign(static_cast<std::size_t>(rows * cout), T(0));
   std::vector<T> gathered, products;
-  for (std::int64_t k = 0; k < map.volume; ++k) {
-    const std::int64_t edges = map.edgesOf(k);
-    if (edges == 0 || k == map.identityRow) continue;
-    ctx.checkCancelled();
+  // Edges [first, first + m) of kernel row k (offsets within the row): gather → GEMM → scatter-add.
+  auto apply = [&](std::int64_t k, std::int64_t first, std::int64_t m) {
     const T* wk = w + k * cin;
     const std::int64_t inRun = map.inRun[static_cast<std::size_t>(k)], outRun = map.outRun[static_cast<std::size_t>(k)];
-    ctx.stats.gemms.push_back({edges, cin, cout});
-    for (std::int64_t first = 0; first < edges; first += kEdgesPerPiece) {
-      const std::int64_t m = std::min(kEdgesPerPiece, edges - first);
-      const std::int32_t* in = map.in.data() + map.begin[k] + first;
-      const std::int32_t* out = map.out.data() + map.begin[k] + first;
-      // Consecutive input rows are read in place; otherwise gathered.
-      const T* rowsIn = x + (inRun + first) * cin;
-      if (inRun < 0) {
-        gathered.resize(static_cast<std::size_t>(m * cin));
-        T* const g = gathered.data();
-        parallelFor(m, 2048, [=](std::int64_t b, std::int64_t e) {
-          for (std::int64_t i = b; i < e; ++i) std::copy_n(x + static_cast<std::int64_t>(in[i]) * cin, cin, g + i * cin);
-        });
-        rowsIn = g;
-      }
-      if (outRun >= 0) { // consecutive output rows: the GEMM adds into Y in place
-        gemm(rowsIn, wk, 1, wColStride, y.data() + (outRun + first) * cout, m, cin, cout, true);
-        continue;
-      }
-      products.resize(static_cast<std::size_t>(m * cout));
-      gemm(rowsIn, wk, 1, wColStride, products.data(), m, cin, cout, false);
-      // Within one kernel row every output row has at most one edge: no two chunks write a row.
-      T* const yRows = y.data();
-      const T* const pRows = products.data();
-      parallelFor(m, 2048, [=](std::int64_t b, std::int64_t e) {
-        for (std::int64_t i = b; i < e; ++i) {
-          T* __restrict dst = yRows + static_cast<std::int64_t>(out[i]) * cout;
-          const T* __restrict src = pRows + i * cout;
-          for (std::int64_t c = 0; c < cout; ++c) dst[c] += src[c];
-        }
+    const std::int32_t* in = map.in.data() + map.begin[k] + first;
+    const std::int32_t* out = map.out.data() + map.begin[k] + first;
+    ctx.stats.gemms.push_back({m, cin, cout});
+    // Consecutive input rows are read in place; otherwise gathered.
+    const T* rowsIn = x + (inRun + first) * cin;
+    if (inRun < 0) {
+      gathered.resize(static_cast<std::size_t>(m * cin));
+      T* const g = gathered.data();
+      parallelFor(m, 4096, [=](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) std::copy_n(x + static_cast<std::int64_t>(in[i]) * cin, cin, g + i * cin);
       });
+      rowsIn = g;
+    }
+    if (outRun >= 0) { // consecutive output rows: the GEMM adds into Y in place
+      gemm(rowsIn, wk, 1, wColStride, y.data() + (outRun + first) * cout, m, cin, cout, true);
+      return;
+    }
+    products.resize(static_cast<std::size_t>(m * cout));
+    gemm(rowsIn, wk, 1, wColStride, products.data(), m, cin, cout, false);
+    // Within one kernel row every output row has at most one edge: no two chunks write a row.
+    T* const yRows = y.data();
+    const T* const pRows = products.data();
+    parallelFor(m, 4096, [=](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) {
+        T* __restrict dst = yRows + static_cast<std::int64_t>(out[i]) * cout;
+        const T* __restrict src = pRows + i * cout;
+        for (std::int64_t c = 0; c < cout; ++c) dst[c] += src[c];
+      }
+    });
+  };
+  if (!map.outputOrdered) {
+    for (std::int64_t k = 0; k < map.volume; ++k) {
+      ctx.checkCancelled();
+      for (std::int64_t first = 0; first < map.edgesOf(k); first += kEdgesPerPiece)
+        apply(k, first, std::min(kEdgesPerPiece, map.edgesOf(k) - first));
+    }
+    return;
+  }
+  const std::int64_t block = std::max<std::int64_t>(256, kOutputBlockBytes / static_cast<std::int64_t>(cout * sizeof(T) + 1));
+  std::vector<std::int64_t> next(map.begin.begin(), map.begin.end() - 1); // per kernel row: its first edge not yet applied
+  for (std::int64_t o0 = 0; o0 < rows; o0 += block) {
+    ctx.checkCancelled();
+    const std::int32_t o1 = static_cast<std::int32_t>(std::min(rows, o0 + block));
+    for (std::int64_t k = 0; k < map.volume; ++k) {
+      const std::int64_t from = next[static_cast<std::size_t>(k)];
+      const std::int64_t to = std::lower_bound(map.out.begin() + from, map.out.begin() + map.begin[k + 1], o1) - map.out.begin();
+      next[static_cast<std::size_t>(k)] = to;
+      if (to > from) apply(k, from - map.begin[k], to - from);
     }
   }
 }

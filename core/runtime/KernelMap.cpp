@@ -311,6 +311,7 @@ std::shared_ptr<const KernelMap> buildKernelMap(const std::shared_ptr<const Coor
   }
   findIdentityRow(input, *map);
   findRuns(*map);
+  map->outputOrdered = spec.relation != Relation::Transposed && spec.relation != Relation::Generative;
   map->buildMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return map;
 }

@@ -55,6 +55,9 @@ struct KernelMap {
   std::vector<std::int64_t> begin;
   std::vector<std::int32_t> in;
   std::vector<std::int32_t> out;
+  /// True when every kernel row's edges are ordered by output row (the lookup relations): the
+  /// convolution then works through the output in cache-sized blocks.
+  bool outputOrdered = false;
   /// A kernel row whose edges are (r, r) for every row of a shared input/output support (the
   /// centre of a subm kernel): its GEMM needs no gather or scatter. -1 when there is none.
   std::int64_t identityRow = -1;
