@@ -14,7 +14,7 @@
 #include "runtime_bench.h"
 
 #include "artifact/Lowering.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "trace/Tracer.h"
 
 #include <nlohmann/json.hpp>

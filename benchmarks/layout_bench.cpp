@@ -12,7 +12,7 @@
 //   lattice-layout-bench [--runs N]
 
 #include "layout/ViewLayout.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "trace/Tracer.h"
 
 #include <algorithm>

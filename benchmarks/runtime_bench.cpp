@@ -11,7 +11,7 @@
 #include "runtime_bench.h"
 
 #include "artifact/Lowering.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "runtime/Parallel.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Runtime.h"

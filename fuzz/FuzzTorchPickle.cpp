@@ -5,7 +5,7 @@
 // self-referential objects) and, when it accepts one, hand out tensors whose bytes match
 // dtype × shape and can all be read.
 
-#include "model/TorchPickle.h"
+#include "model/torchscript/TorchPickle.h"
 
 #include <cstdint>
 #include <cstdio>

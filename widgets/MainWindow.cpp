@@ -2,17 +2,16 @@
 // status bar, settings persistence, drag and drop. The File actions' bodies (open, export,
 // image) are in MainWindowFile.cpp; artifact and compare tabs and Load Weights… in
 // MainWindowArtifacts.cpp; the dock panels and what the current tab shows of them in
-// MainWindowDocks.cpp. Panels themselves live in widgets/panels and are added by the
-// application through addPanel().
+// MainWindowDocks.cpp. Panels themselves live in widgets/panels.
 
 #include "MainWindow.h"
 
 #include "LeafEdits.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactView.h"
-#include "artifact/CompareView.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactView.h"
+#include "artifactview/CompareView.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "help/HelpDialogs.h"
@@ -103,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createStatusBar();
   connectSession();
   readSettings();
+  createDocks(); // after readSettings: a dock takes its saved place when the layout has one
   updateActions();
   updateStatus();
 }

@@ -1,8 +1,9 @@
 #pragma once
 /// \file MainWindow: the studio's shell (issue #4 item 1). The central widget is a tab bar
 /// (hidden while only the model graph shows): the model's graph view first, then one tab per
-/// opened artifact (ArtifactView) and per comparison (CompareView, issue #5). Panels are dock
-/// widgets added through addPanel(), each with a toggle in the View menu. Menus File / View /
+/// opened artifact (ArtifactView) and per comparison (CompareView, issue #5). The window creates
+/// its panels (module tree, inspector, MLIR, interpreter: panels/Panels.h) as dock widgets, each
+/// with a toggle in the View menu; addPanel() adds more. Menus File / View /
 /// Tools / Debug drive the StudioSession; window layout, recent files and options persist in
 /// QSettings; dropping a model or an artifact on the window opens it.
 
@@ -63,9 +64,6 @@ public:
   ShortcutsDialog* shortcutsDialog() const { return m_shortcuts; }
   /// Help ▸ Documentation: opens the README (installed copy, else the source tree's).
   void openDocumentation();
-  /// Replaces the built-in File ▸ Export Artifact… (a directory chooser and a plain export) by
-  /// the export dialog's handler.
-  void setExportHandler(std::function<void()> handler) { m_exportHandler = std::move(handler); }
   /// Replaces the built-in File ▸ Open Artifact… viewer (an ArtifactView tab).
   void setArtifactOpener(std::function<void(const QString& directory)> opener) {
     m_artifactOpener = std::move(opener);
@@ -129,6 +127,8 @@ private:
   void createMenus();
   void createToolBar();
   void createStatusBar();
+  /// The studio's panels as docks at their default areas (or their saved places).
+  void createDocks();
   void connectSession();
   void readSettings();
   void writeSettings() const;
@@ -191,7 +191,6 @@ private:
   QString m_compareA;             ///< Compare Artifacts… fields, persisted
   QString m_compareB;
   QHash<QString, QAction*> m_actions;
-  std::function<void()> m_exportHandler;
   std::function<void(const QString&)> m_artifactOpener;
 };
 

@@ -6,13 +6,13 @@
 #include "MainWindow.h"
 
 #include "StudioSession.h"
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactView.h"
-#include "artifact/CompareArtifactsDialog.h"
-#include "artifact/CompareView.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactView.h"
+#include "artifactview/CompareArtifactsDialog.h"
+#include "artifactview/CompareView.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
-#include "model/Checkpoint.h"
+#include "model/torchscript/Checkpoint.h"
 
 #include <QDir>
 #include <QFileDialog>

@@ -2,11 +2,12 @@
 // size once shown), and what the current tab shows — the panels and the Debug tool bar belong to
 // the model tab, so an artifact or compare tab hides them and the model tab brings back the
 // layout the user had; the model tab itself is hidden while no model was ever opened and other
-// tabs exist. Panels are created elsewhere (widgets/panels, installPanels).
+// tabs exist. The panels themselves are in widgets/panels (createPanels).
 
 #include "MainWindow.h"
 
 #include "graph/GraphWidget.h"
+#include "panels/Panels.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -17,6 +18,11 @@
 #include <QToolBar>
 
 namespace lattice::studio {
+
+void MainWindow::createDocks() {
+  for (QDockWidget* dock : createPanels(m_session, this))
+    addPanel(dock, defaultPanelArea(dock));
+}
 
 void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {
   Q_ASSERT(!dock->objectName().isEmpty());

@@ -1,13 +1,13 @@
-// MainWindow's File menu bodies: open a model or an example; the built-in export (a directory
-// chooser and saveLatticeModelArtifact on a worker thread with progress and cancel, used until
-// the export dialog replaces it through setExportHandler); and the graph image export. Artifact
-// tabs, comparisons and Load Weights… are in MainWindowArtifacts.cpp.
+// MainWindow's File menu bodies: open a model or an example; export (the export dialog of
+// panels/ExportDialog.h); and the graph image export. Artifact tabs, comparisons and Load
+// Weights… are in MainWindowArtifacts.cpp.
 
 #include "MainWindow.h"
 
 #include "ModelFileDialog.h"
 #include "StudioSession.h"
 #include "graph/GraphWidget.h"
+#include "panels/Panels.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -67,66 +67,7 @@ void MainWindow::onOpenArtifact() {
 }
 
 void MainWindow::onExportArtifact() {
-  if (m_exportHandler) {
-    m_exportHandler();
-    return;
-  }
-  const Model* model = m_session->model();
-  if (!model) return;
-  QString suggested = QFileInfo(m_session->modelReference()).completeBaseName();
-  if (suggested.startsWith(QStringLiteral("example:")) || suggested.isEmpty())
-    suggested = m_session->modelReference().section(QLatin1Char(':'), 1, 1);
-  const QString target = QFileDialog::getSaveFileName(
-      this, tr("Export Artifact"), QDir(m_lastDirectory).filePath(suggested + QStringLiteral(".lattice")),
-      tr("Lattice artifact directory (*.lattice)"), nullptr, QFileDialog::DontConfirmOverwrite);
-  if (target.isEmpty()) return;
-
-  // The worker reads the model; the progress dialog is modal, so nothing replaces it meanwhile.
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  auto progress = std::make_shared<std::atomic<int>>(0);
-  ExportOptions options = m_session->exportOptions();
-  options.tracer = &m_session->tracer();
-  options.save.progress = [cancel, progress](uint64_t written, uint64_t total) {
-    progress->store(total ? int(written * 1000 / total) : 1000);
-    return !cancel->load();
-  };
-  auto* dialog = new QProgressDialog(tr("Lowering and writing weights…"), tr("Cancel"), 0, 1000, this);
-  dialog->setWindowModality(Qt::WindowModal);
-  dialog->setMinimumDuration(300);
-  dialog->setAutoClose(false);
-  dialog->setAutoReset(false);
-  auto* poll = new QTimer(dialog);
-  connect(poll, &QTimer::timeout, dialog, [dialog, progress] { dialog->setValue(progress->load()); });
-  poll->start(100);
-  connect(dialog, &QProgressDialog::canceled, dialog, [cancel] { cancel->store(true); });
-
-  auto* watcher = new QFutureWatcher<QString>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, dialog, target, cancel] {
-    const QString error = watcher->result();
-    watcher->deleteLater();
-    dialog->deleteLater();
-    if (cancel->load()) {
-      statusBar()->showMessage(tr("Export cancelled; nothing was written"), 5000);
-      return;
-    }
-    if (!error.isEmpty()) {
-      QMessageBox::critical(this, tr("Export Artifact"), error);
-      return;
-    }
-    setLastDirectory(QFileInfo(target).absolutePath());
-    m_session->recordExport(target);
-    QMessageBox box(QMessageBox::Information, tr("Export Artifact"), tr("Artifact written to %1").arg(target),
-                    QMessageBox::Close, this);
-    QPushButton* open = box.addButton(tr("Open Artifact"), QMessageBox::AcceptRole);
-    box.exec();
-    if (box.clickedButton() == open) openArtifact(target);
-  });
-  const Model* m = model;
-  const std::string dir = target.toStdString();
-  watcher->setFuture(QtConcurrent::run([m, dir, options] {
-    Status s = saveLatticeModelArtifact(*m, dir, options);
-    return s ? QString() : QString::fromStdString(s.message());
-  }));
+  runExportDialog(m_session, this, [this](const QString& directory) { openArtifact(directory); });
 }
 
 void MainWindow::onExportImage() {

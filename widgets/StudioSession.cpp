@@ -7,7 +7,7 @@
 
 #include "StudioSession.h"
 
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 
 #include <QCryptographicHash>
 #include <QDir>

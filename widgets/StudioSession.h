@@ -11,7 +11,7 @@
 /// and the panels refresh once per slice. Accessors return nullptr while nothing is loaded.
 
 #include "artifact/Lowering.h"
-#include "model/Checkpoint.h"
+#include "model/torchscript/Checkpoint.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"
 

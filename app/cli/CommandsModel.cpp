@@ -4,8 +4,8 @@
 
 #include "fx/JsonEncoding.h"
 #include "model/Archive.h"
-#include "model/Checkpoint.h"
-#include "model/Examples.h"
+#include "model/torchscript/Checkpoint.h"
+#include "model/LoadModel.h"
 #include "trace/Tracer.h"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include "Commands.h"
 #include "InputSpecParser.h"
 
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 
 namespace lattice::cli {
 

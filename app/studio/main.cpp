@@ -11,11 +11,11 @@
 #include "MainWindow.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactView.h"
-#include "artifact/CompareArtifactsDialog.h"
-#include "artifact/CompareView.h"
-#include "artifact/DiffListModel.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactView.h"
+#include "artifactview/CompareArtifactsDialog.h"
+#include "artifactview/CompareView.h"
+#include "artifactview/DiffListModel.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "help/HelpDialogs.h"
@@ -172,10 +172,7 @@ int main(int argc, char** argv) {
   if (!screenshotPath.isEmpty())
     QCoreApplication::setApplicationName(QStringLiteral("Lattice Studio Screenshot"));
 
-  MainWindow window;
-  // The panels (module tree, inspector, interpreter with diagnostics, MLIR) as docks, and the
-  // export dialog behind File ▸ Export Artifact….
-  lattice::studio::installPanels(window);
+  MainWindow window; // with its panels as docks and the export dialog behind File ▸ Export Artifact…
   StudioSession* session = window.session();
   GraphWidget* graph = window.graphWidget();
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file Layout of a whole view of a grouped FX graph, with every Graphviz call bounded in size.
 ///
-/// Graphviz `dot` grows super-linearly (64 s for 3500 nodes on these machines), so a view is
+/// Graphviz `dot` grows super-linearly with the number of nodes, so a view is
 /// laid out in *units*. An open group whose visible subtree has at most `maxNodesPerLayout`
 /// items is one unit laid out in one call, its open sub-groups as Graphviz clusters (edges reach
 /// the real items inside). A bigger open group is a *nested* unit: each of its open sub-groups

@@ -1,11 +1,9 @@
-// The synthetic chain example and model references ("example:NAME", a TorchScript .pt/.pth or
-// an archive path). The backbones are in ExamplesBackbones.cpp. The chain is built in time
+// The synthetic chain example and the example names (loadModel's "example:NAME"). The backbones
+// are in ExamplesBackbones.cpp. The chain is built in time
 // linear in its length.
 #include "model/Examples.h"
 
-#include "model/Archive.h"
 #include "model/ExampleBuilder.h"
-#include "model/TorchScriptImporter.h"
 
 namespace lattice {
 
@@ -32,16 +30,6 @@ std::optional<int> parseBlockCount(const std::string& text) {
   }
   if (value < 1 || value > kMaxChainBlocks) return std::nullopt;
   return value;
-}
-
-/// Names ending in .pt or .pth are TorchScript archives (importTorchScript checks the content).
-bool isTorchFileName(const std::string& path) {
-  for (const char* ext : {".pt", ".pth"}) {
-    const std::string suffix = ext;
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return true;
-  }
-  return false;
 }
 
 } // namespace
@@ -78,13 +66,7 @@ Model makeChain(int blocks, uint64_t seed) {
 
 std::vector<std::string> exampleNames() { return {"sparse_resnet21d", "sparse_resunet42", "chain:N"}; }
 
-Expected<Model> loadModel(const std::string& reference) {
-  const std::string prefix = "example:";
-  if (reference.rfind(prefix, 0) != 0) {
-    if (isTorchFileName(reference)) return importTorchScript(reference);
-    return readArchive(reference);
-  }
-  const std::string name = reference.substr(prefix.size());
+Expected<Model> makeExample(const std::string& name) {
   if (name == "sparse_resnet21d") return makeSparseResNet21D();
   if (name == "sparse_resunet42") return makeSparseResUNet42();
   if (name.rfind("chain:", 0) == 0) {

@@ -27,9 +27,8 @@ Model makeChain(int blocks, uint64_t seed = 0);
 /// "sparse_resnet21d", "sparse_resunet42", "chain:N".
 std::vector<std::string> exampleNames();
 
-/// Resolves a model reference: "example:NAME" (seed 0; "chain:N" with N from 1 to 100000), a
-/// TorchScript archive whose path ends in `.pt` or `.pth` (importTorchScript), or a path to an
-/// `.ltfx` directory. Unknown example names are an error listing the valid ones.
-Expected<Model> loadModel(const std::string& reference);
+/// The example called `name` (an exampleNames() entry; "chain:N" with N from 1 to 100000), seed
+/// 0. Unknown names are an error listing the valid ones. (loadModel takes "example:NAME".)
+Expected<Model> makeExample(const std::string& name);
 
 } // namespace lattice

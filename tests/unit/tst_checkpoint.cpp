@@ -5,10 +5,10 @@
 // PyTorch cases use the fixtures of tests/torchscript/make_fixtures.py, whose expected values
 // Python wrote to safetensors with its own writer.
 
-#include "model/Checkpoint.h"
+#include "model/torchscript/Checkpoint.h"
 #include "model/Examples.h"
-#include "model/TorchPickle.h"
-#include "model/TorchScriptImporter.h"
+#include "model/torchscript/TorchPickle.h"
+#include "model/torchscript/TorchScriptImporter.h"
 #include "tensor/Safetensors.h"
 
 #include <QtTest/QtTest>

@@ -6,6 +6,7 @@
 #include "fx/JsonEncoding.h"
 #include "model/Archive.h"
 #include "model/Examples.h"
+#include "model/LoadModel.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 // default expansion follow the documented chunking (100 per range) and budget (800 items).
 
 #include "layout/ViewLayout.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "trace/Tracer.h"
 
 #include <QtTest/QtTest>

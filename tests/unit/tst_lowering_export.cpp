@@ -7,6 +7,7 @@
 
 #include "artifact/Lowering.h"
 #include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "tensor/Safetensors.h"
 
 #include <QtCore/QDir>

@@ -12,7 +12,7 @@
 #include "RuntimeTestSupport.h"
 
 #include "artifact/Lowering.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "runtime/Compare.h"
 #include "runtime/RandomInputs.h"
 

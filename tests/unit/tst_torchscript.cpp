@@ -9,8 +9,8 @@
 // - a Tensor method with a torch function (`y.mean()`) becomes that function (`torch.mean`);
 // - `x * number` is `torch.mul` (TorchScript cannot tell it from `torch.mul(x, number)`).
 
-#include "model/Examples.h"
-#include "model/TorchScriptImporter.h"
+#include "model/LoadModel.h"
+#include "model/torchscript/TorchScriptImporter.h"
 #include "tensor/Safetensors.h"
 #include "trace/Tracer.h"
 

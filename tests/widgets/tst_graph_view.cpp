@@ -22,6 +22,7 @@
 #include "help/HelpDialogs.h"
 #include "layout/GraphGrouping.h"
 #include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "panels/ValueTableModel.h"
 
 #include <QAbstractItemModelTester>
@@ -696,8 +697,11 @@ void TestGraphView::mainWindowMenusAndPanels() {
     menus << a->text().remove(QLatin1Char('&'));
   QCOMPARE(menus, (QStringList{"File", "Edit", "View", "Tools", "Debug", "Help"}));
 
-  auto* dock = new QDockWidget(QStringLiteral("Inspector"), &window);
-  dock->setObjectName(QStringLiteral("inspectorDock"));
+  // The window's own panels, then two more added as a plugin would.
+  for (const char* name : {"moduleTreeDock", "inspectorDock", "mlirDock", "interpreterDock"})
+    QVERIFY2(window.findChild<QDockWidget*>(QString::fromLatin1(name)), name);
+  auto* dock = new QDockWidget(QStringLiteral("Extra"), &window);
+  dock->setObjectName(QStringLiteral("extraDock"));
   window.addPanel(dock, Qt::RightDockWidgetArea);
   QVERIFY(window.panelsMenu()->actions().contains(dock->toggleViewAction()));
   QCOMPARE(window.dockWidgetArea(dock), Qt::RightDockWidgetArea);

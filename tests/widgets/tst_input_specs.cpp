@@ -14,6 +14,7 @@
 #include "artifact/Lowering.h"
 #include "model/Archive.h"
 #include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "panels/ExportDialog.h"
 #include "panels/InputSpecEditor.h"
 #include "panels/InputSpecModel.h"
@@ -547,7 +548,6 @@ void TestInputSpecs::exportDialogsOldSettingsAreTakenOver() {
 
 void TestInputSpecs::windowF5AfterEditInputs() {
   MainWindow window;
-  lattice::studio::installPanels(window);
   window.resize(1200, 800);
   window.show();
   QVERIFY(QTest::qWaitForWindowExposed(&window));

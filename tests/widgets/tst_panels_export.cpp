@@ -8,7 +8,7 @@
 
 #include "StudioSession.h"
 #include "artifact/Lowering.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "panels/ExportDialog.h"
 #include "panels/ExportJob.h"
 #include "panels/InputSpecModel.h"

@@ -10,19 +10,19 @@
 
 #include "MainWindow.h"
 #include "StudioSession.h"
-#include "artifact/ArtifactDocument.h"
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactNodeItem.h"
-#include "artifact/ArtifactView.h"
+#include "artifactview/ArtifactDocument.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactNodeItem.h"
+#include "artifactview/ArtifactView.h"
 #include "artifact/Lowering.h"
-#include "artifact/MlirTextView.h"
+#include "artifactview/MlirTextView.h"
 #include "graph/ClusterItem.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
 #include "graph/NodeItem.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 #include "panels/ExportDialog.h"
 #include "panels/InterpreterPanel.h"
 #include "panels/MlirPanel.h"
@@ -67,11 +67,10 @@ QString conformanceArtifact(const QString& name) {
          QStringLiteral("/expected.lattice");
 }
 
-/// Installs the studio's panels, shows the window at `size` and waits until it is exposed and
+/// Shows the window at `size` and waits until it is exposed and
 /// active: the window's shortcuts (F5, F8, ...) reach only an active window, and on a loaded
 /// machine activation can come after exposure.
-bool showWithPanels(MainWindow& window, QSize size = QSize(1400, 900)) {
-  lattice::studio::installPanels(window);
+bool showActive(MainWindow& window, QSize size = QSize(1400, 900)) {
   window.resize(size);
   window.show();
   window.activateWindow();
@@ -150,7 +149,7 @@ void TestPanelsWindow::init() {
 void TestPanelsWindow::stepAndExportThroughTheMenu() {
   const QString reference = QStringLiteral("example:sparse_resunet42");
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, reference));
   StudioSession* session = window.session();
   auto* interpreter = window.findChild<InterpreterPanel*>();
@@ -221,7 +220,7 @@ void TestPanelsWindow::stepAndExportThroughTheMenu() {
 // Ctrl+Shift+F5. The status bar counts "1 breakpoint".
 void TestPanelsWindow::f5ContinuesWhenPausedAndRestartStartsOver() {
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, QStringLiteral("example:chain:2")));
   StudioSession* session = window.session();
   QCOMPARE(window.action(QStringLiteral("debug.restart"))->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+F5")));
@@ -259,7 +258,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   QVERIFY(blocks > 0);
   const QString reference = QStringLiteral("example:chain:%1").arg(blocks);
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, reference));
   StudioSession* session = window.session();
   auto* mlir = window.findChild<MlirPanel*>();
@@ -322,7 +321,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   qInfo("%s: %d nodes run in %lld ms in %lld slices; the event loop was never blocked longer than %lld ms",
         qPrintable(reference), total, static_cast<long long>(elapsed),
         static_cast<long long>(stepped.count()), static_cast<long long>(longestGap));
-  // Generous for a loaded 2-core machine; slices are ~2 ms here.
+  // Generous for a loaded machine: a slice is meant to take about its budget.
   QVERIFY2(longestGap < 1500, qPrintable(QStringLiteral("stalled %1 ms").arg(longestGap)));
   QVERIFY(statusText(window).contains(QStringLiteral("finished")));
 
@@ -339,7 +338,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
 
 void TestPanelsWindow::artifactTabHidesModelPanels() {
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, QStringLiteral("example:chain:3")));
   QVERIFY(window.isModelTabActive());
   // The user closes the MLIR panel; the others stay.
@@ -378,7 +377,6 @@ void TestPanelsWindow::artifactTabHidesModelPanels() {
   window.tabs()->setCurrentIndex(1);
   window.close();
   MainWindow again;
-  lattice::studio::installPanels(again);
   again.show();
   QVERIFY(QTest::qWaitForWindowExposed(&again));
   QVERIFY(dock(again, "moduleTreeDock")->isVisible());
@@ -388,7 +386,7 @@ void TestPanelsWindow::artifactTabHidesModelPanels() {
 
 void TestPanelsWindow::artifactOnlyWindow() {
   MainWindow window;
-  QVERIFY(showWithPanels(window, QSize(1200, 800)));
+  QVERIFY(showActive(window, QSize(1200, 800)));
   window.openArtifact(conformanceArtifact(QStringLiteral("sparse_classifier")));
   // No model was opened: no empty model tab, no empty panels.
   QCOMPARE(window.tabs()->count(), 2);
@@ -415,7 +413,7 @@ void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue_data() {
 void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
   QFETCH(int, sliceBudget);
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, QStringLiteral("example:chain:60"))); // 182 nodes
   StudioSession* session = window.session();
   if (sliceBudget >= 0) session->setRunSliceBudget(sliceBudget);
@@ -448,7 +446,7 @@ void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
 // call node as a leaf, its frame when inlined) even when the view was scrolled elsewhere.
 void TestPanelsWindow::leafUndoRedoKeepsTheModuleInView() {
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   QVERIFY(openAndWait(window, QStringLiteral("example:chain:40"))); // 122 nodes, every group open
   StudioSession* session = window.session();
   lattice::studio::GraphWidget* graph = window.graphWidget();
@@ -527,7 +525,7 @@ void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
     return {};
   };
   auto* window = new MainWindow;
-  QVERIFY(showWithPanels(*window, QSize(1300, 850)));
+  QVERIFY(showActive(*window, QSize(1300, 850)));
   window->action(QStringLiteral("view.minimap"))->trigger();
   window->action(QStringLiteral("view.legend"))->trigger();
   window->action(QStringLiteral("view.flat"))->trigger();
@@ -548,7 +546,6 @@ void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
 
   {
     MainWindow second; // the first is still open: nothing came from its closeEvent
-    lattice::studio::installPanels(second);
     QVERIFY(!second.action(QStringLiteral("view.minimap"))->isChecked());
     QVERIFY(!second.action(QStringLiteral("view.legend"))->isChecked());
     QVERIFY(second.action(QStringLiteral("view.flat"))->isChecked());
@@ -575,7 +572,7 @@ void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
 // Recent Files; one that validates is.
 void TestPanelsWindow::onlyValidArtifactsBecomeRecent() {
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   auto openAndLoad = [&](const QString& path) {
     window.openArtifact(path);
     lattice::studio::ArtifactView* view = window.artifactView(path);
@@ -633,7 +630,7 @@ void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
   const QString other = conformanceArtifact(QStringLiteral("sparse_classifier"));
   {
     MainWindow window;
-    QVERIFY(showWithPanels(window));
+    QVERIFY(showActive(window));
     window.session()->recordExport(exported);
     auto [folder, selected] = dialogStart(window);
     QCOMPARE(folder, QFileInfo(exported).absolutePath());
@@ -648,7 +645,7 @@ void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
     QCOMPARE(folder, QFileInfo(exported).absolutePath());
   }
   MainWindow next; // remembered from the settings
-  QVERIFY(showWithPanels(next));
+  QVERIFY(showActive(next));
   QCOMPARE(dialogStart(next).first, QFileInfo(exported).absolutePath());
 }
 
@@ -656,7 +653,7 @@ void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
 // matches are the artifact's ops, and Enter selects them; on the model tab it is the graph's.
 void TestPanelsWindow::findWorksInArtifactTabs() {
   MainWindow window;
-  QVERIFY(showWithPanels(window));
+  QVERIFY(showActive(window));
   const QString path = conformanceArtifact(QStringLiteral("sparse_classifier"));
   window.openArtifact(path);
   lattice::studio::ArtifactView* view = window.artifactView(path);

@@ -9,7 +9,7 @@
 
 #include "StudioSession.h"
 #include "artifact/Lowering.h"
-#include "model/Examples.h"
+#include "model/LoadModel.h"
 
 #include "WidgetTestSupport.h"
 

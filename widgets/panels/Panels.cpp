@@ -1,8 +1,7 @@
-// Panels: wraps each panel in a dock widget and wires the export dialog into the main window.
+// Panels: wraps each panel in a dock widget; the export dialog's entry point.
 
 #include "panels/Panels.h"
 
-#include "MainWindow.h"
 #include "StudioSession.h"
 #include "panels/InspectorPanel.h"
 #include "panels/InterpreterPanel.h"
@@ -10,7 +9,6 @@
 #include "panels/ModuleTreePanel.h"
 
 #include <QDockWidget>
-#include <QPointer>
 
 namespace lattice::studio {
 
@@ -54,18 +52,6 @@ void runExportDialog(StudioSession* session, QWidget* parent,
   ExportDialog dialog(session, parent);
   if (openArtifact) QObject::connect(&dialog, &ExportDialog::openArtifactRequested, &dialog, openArtifact);
   dialog.exec();
-}
-
-void installPanels(MainWindow& window) {
-  for (QDockWidget* dock : createPanels(window.session(), &window))
-    window.addPanel(dock, defaultPanelArea(dock));
-  QPointer<MainWindow> w(&window);
-  window.setExportHandler([w] {
-    if (!w) return;
-    runExportDialog(w->session(), w, [w](const QString& directory) {
-      if (w) w->openArtifact(directory);
-    });
-  });
 }
 
 } // namespace lattice::studio

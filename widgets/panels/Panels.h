@@ -1,12 +1,7 @@
 #pragma once
-/// \file The studio's panels in one place (issue #4 items 4-6), for the application to install:
-/// dock widgets for the module tree, the inspector, the interpreter (values and diagnostics) and
-/// the MLIR text, and the export dialog's entry point.
-///
-/// \code
-///   MainWindow window;
-///   lattice::studio::installPanels(window); // docks + File ▸ Export Artifact… → ExportDialog
-/// \endcode
+/// \file The studio's panels in one place (issue #4 items 4-6), which MainWindow creates as its
+/// docks: the module tree, the inspector, the interpreter (values and diagnostics) and the MLIR
+/// text; and the export dialog's entry point (File ▸ Export Artifact…).
 
 #include "panels/ExportDialog.h"
 
@@ -19,7 +14,6 @@ class QWidget;
 
 namespace lattice::studio {
 
-class MainWindow;
 class StudioSession;
 
 /// One QDockWidget per panel, each with a unique objectName (the saved layout's key):
@@ -35,9 +29,5 @@ Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock);
 /// called with the directory when the user clicks "Open Artifact" in the summary.
 void runExportDialog(StudioSession* session, QWidget* parent,
                      const std::function<void(const QString& directory)>& openArtifact = {});
-
-/// createPanels + MainWindow::addPanel for each at its default area, and the export dialog as
-/// File ▸ Export Artifact… (its "Open Artifact" opens the directory in the window).
-void installPanels(MainWindow& window);
 
 } // namespace lattice::studio

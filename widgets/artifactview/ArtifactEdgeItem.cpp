@@ -1,6 +1,6 @@
 // ArtifactEdgeItem: a level-of-detail cut-off in front of EdgeItem's painting.
 
-#include "artifact/ArtifactEdgeItem.h"
+#include "artifactview/ArtifactEdgeItem.h"
 
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>

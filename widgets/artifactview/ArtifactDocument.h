@@ -3,7 +3,7 @@
 /// thread: the artifact (loadArtifact: parsed graph + mapped weights), the verifier's
 /// diagnostics (validateArtifact), the graph.mlir text and the op graph.
 
-#include "artifact/ArtifactOpGraph.h"
+#include "artifactview/ArtifactOpGraph.h"
 #include "verify/Diagnostic.h"
 
 #include <QString>

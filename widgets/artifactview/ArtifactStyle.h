@@ -3,7 +3,7 @@
 /// (compare view), and ArtifactLegend, the row of swatches that explains them; the tables and
 /// splitters both views are built from.
 
-#include "artifact/ArtifactOpGraph.h"
+#include "artifactview/ArtifactOpGraph.h"
 #include "diff/ArtifactDiff.h"
 
 #include <QColor>

@@ -2,7 +2,7 @@
 // resolved by name within the entry function only (the contract has one function and one
 // block); it does not check types or dominance, which is the verifier's business.
 
-#include "artifact/ArtifactOpGraph.h"
+#include "artifactview/ArtifactOpGraph.h"
 
 #include <algorithm>
 #include <unordered_map>

@@ -6,7 +6,7 @@
 /// selects the op written there, and activating a diagnostic or a weight row selects its op.
 /// Ctrl+F finds ops by name, SSA value, type or attribute.
 
-#include "artifact/ArtifactDocument.h"
+#include "artifactview/ArtifactDocument.h"
 
 #include <QWidget>
 

@@ -1,7 +1,7 @@
 // CompareArtifactsDialog: a form with two path rows; it only collects paths (the compare view
 // reads and diffs them).
 
-#include "artifact/CompareArtifactsDialog.h"
+#include "artifactview/CompareArtifactsDialog.h"
 
 #include <QDialogButtonBox>
 #include <QDir>

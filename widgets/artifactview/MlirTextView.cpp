@@ -1,7 +1,7 @@
 // MlirTextView: extra selections for the highlighted op and diagnostic lines; cursor moves made
 // by the user (not by highlightLines) are reported as lineActivated.
 
-#include "artifact/MlirTextView.h"
+#include "artifactview/MlirTextView.h"
 
 #include "graph/NodeStyle.h"
 

@@ -10,7 +10,7 @@
 // Deliberately refused (an error naming the module, the method and the source line): control
 // flow (prim::If, prim::Loop), calls of methods other than forward, tensor constants, and
 // other prim:: operations. Graphs are not optimised or inlined first.
-#include "model/TorchScriptGraph.h"
+#include "model/torchscript/TorchScriptGraph.h"
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>

@@ -1,9 +1,9 @@
 // DiffListModel: rows flattened from an ArtifactDiff once, texts built then (the diff is
 // immutable while shown).
 
-#include "artifact/DiffListModel.h"
+#include "artifactview/DiffListModel.h"
 
-#include "artifact/ArtifactStyle.h"
+#include "artifactview/ArtifactStyle.h"
 
 namespace lattice::studio {
 

@@ -1,7 +1,7 @@
 // DeltaHistogram: binning and painting. Painting scales to the widget; labels give the range,
 // the tallest bin, the zero count and the element count.
 
-#include "artifact/DeltaHistogram.h"
+#include "artifactview/DeltaHistogram.h"
 
 #include "graph/NodeStyle.h"
 

@@ -3,13 +3,13 @@
 // the selection/scroll synchronisation between the two graphs and the list. It does not diff
 // anything itself: core/diff does.
 
-#include "artifact/CompareView.h"
+#include "artifactview/CompareView.h"
 
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactOpGraph.h"
-#include "artifact/ArtifactStyle.h"
-#include "artifact/DeltaHistogram.h"
-#include "artifact/DiffListModel.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactOpGraph.h"
+#include "artifactview/ArtifactStyle.h"
+#include "artifactview/DeltaHistogram.h"
+#include "artifactview/DiffListModel.h"
 #include "graph/GraphView.h"
 
 #include <QCheckBox>

@@ -1,13 +1,13 @@
 // ArtifactView: the layout of the artifact view, its background load, and selection shared
 // between the graph, the text, the weights and the diagnostics. It draws nothing itself.
 
-#include "artifact/ArtifactView.h"
+#include "artifactview/ArtifactView.h"
 
-#include "artifact/ArtifactDiagnosticsModel.h"
-#include "artifact/ArtifactGraphView.h"
-#include "artifact/ArtifactStyle.h"
-#include "artifact/MlirTextView.h"
-#include "artifact/WeightsTableModel.h"
+#include "artifactview/ArtifactDiagnosticsModel.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactStyle.h"
+#include "artifactview/MlirTextView.h"
+#include "artifactview/WeightsTableModel.h"
 #include "diff/ArtifactDiff.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"

@@ -1,6 +1,6 @@
 // ArtifactDiagnosticsModel: a thin table over the verifier's Diagnostic list.
 
-#include "artifact/ArtifactDiagnosticsModel.h"
+#include "artifactview/ArtifactDiagnosticsModel.h"
 
 #include "graph/NodeStyle.h"
 

@@ -1,7 +1,7 @@
 // ArtifactNodeItem painting: a rounded box in its style with a bold title and a smaller
 // subtitle; text is skipped when zoomed far out, as in the model graph's NodeItem.
 
-#include "artifact/ArtifactNodeItem.h"
+#include "artifactview/ArtifactNodeItem.h"
 
 #include "graph/NodeFonts.h"
 #include "graph/NodeStyle.h"

@@ -4,11 +4,11 @@
 // LibTorch's PyTorchStreamReader hands out. Deliberately not supported: the legacy (pre-1.6,
 // non-zip) torch.save format, and anything the graph converter refuses. LibTorch exceptions
 // stop here.
-#include "model/TorchScriptImporter.h"
+#include "model/torchscript/TorchScriptImporter.h"
 
-#include "model/TorchPickle.h"
+#include "model/torchscript/TorchPickle.h"
 #include "tensor/TensorData.h"
-#include "model/TorchScriptGraph.h"
+#include "model/torchscript/TorchScriptGraph.h"
 
 #include <torch/script.h>
 #include <caffe2/serialize/inline_container.h>

@@ -1,7 +1,7 @@
 // Artifact view colours and the legend row. Hues follow NodeStyle.cpp (Okabe–Ito family, light
 // fills) so the artifact and model graphs read alike.
 
-#include "artifact/ArtifactStyle.h"
+#include "artifactview/ArtifactStyle.h"
 
 #include <QFontMetrics>
 #include <QHeaderView>

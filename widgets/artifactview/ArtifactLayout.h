@@ -10,7 +10,7 @@
 ///
 /// Pure functions: they run on a worker thread; sizes are measured by the caller.
 
-#include "artifact/ArtifactOpGraph.h"
+#include "artifactview/ArtifactOpGraph.h"
 #include "layout/GraphLayout.h"
 
 #include <atomic>

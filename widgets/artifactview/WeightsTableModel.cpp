@@ -3,7 +3,7 @@
 // touches QObjects, and a destroyed model just sets the cancel flag: the worker holds the
 // artifact alive until it notices).
 
-#include "artifact/WeightsTableModel.h"
+#include "artifactview/WeightsTableModel.h"
 
 #include "diff/ArtifactDiff.h"
 

@@ -2,10 +2,10 @@
 // of the op graph. Stale layouts (a newer setGraph, clear, or destruction) are dropped when they
 // arrive; a running Graphviz call cannot be interrupted, so it finishes and is discarded.
 
-#include "artifact/ArtifactGraphView.h"
+#include "artifactview/ArtifactGraphView.h"
 
-#include "artifact/ArtifactEdgeItem.h"
-#include "artifact/ArtifactNodeItem.h"
+#include "artifactview/ArtifactEdgeItem.h"
+#include "artifactview/ArtifactNodeItem.h"
 #include "graph/EdgeItem.h"
 #include "graph/GraphMinimap.h"
 #include "graph/GraphView.h"

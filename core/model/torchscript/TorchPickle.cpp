@@ -14,7 +14,7 @@
 // (_rebuild_from_type_v2 calling the function it wraps) has a depth bound, and every size, offset
 // and stride of a tensor is checked against its storage with overflow-checked arithmetic before
 // any byte is read or allocated.
-#include "model/TorchPickle.h"
+#include "model/torchscript/TorchPickle.h"
 #include "tensor/TensorData.h"
 
 #include <cstdio>

@@ -2,7 +2,7 @@
 // ones. The fallback is deliberately simple (one barycentre sweep, no crossing minimisation
 // beyond it, no edge routing): it exists so that 30 000 ops lay out in well under a second.
 
-#include "artifact/ArtifactLayout.h"
+#include "artifactview/ArtifactLayout.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Weight statistics: one pass over the stored bytes (read with memcpy: views into a safetensors
 // file may be unaligned for their element type).
 
-#include "artifact/WeightStats.h"
+#include "artifactview/WeightStats.h"
 
 #include <cmath>
 #include <cstring>

@@ -9,9 +9,9 @@
 /// Keys: Up / Down move to the first producer / consumer, Left / Right to the previous / next
 /// node in source order.
 
-#include "artifact/ArtifactLayout.h"
-#include "artifact/ArtifactOpGraph.h"
-#include "artifact/ArtifactStyle.h"
+#include "artifactview/ArtifactLayout.h"
+#include "artifactview/ArtifactOpGraph.h"
+#include "artifactview/ArtifactStyle.h"
 
 #include <QHash>
 #include <QSet>

@@ -1,9 +1,9 @@
 // Checkpoints: reading (safetensors here, PyTorch archives through TorchScriptImporter.cpp),
 // comparing with a model's parameter and buffer records, and applying. Dtypes are never
 // converted: a tensor of another dtype or shape is a mismatch, not something to coerce.
-#include "model/Checkpoint.h"
+#include "model/torchscript/Checkpoint.h"
 
-#include "model/TorchScriptImporter.h"
+#include "model/torchscript/TorchScriptImporter.h"
 
 #include <set>
 #include <unordered_map>

@@ -2,7 +2,7 @@
 // calling (worker) thread. The graph is parsed twice (once by each core call); both are linear
 // and keep their own contracts, so the view does not re-implement either.
 
-#include "artifact/ArtifactDocument.h"
+#include "artifactview/ArtifactDocument.h"
 
 #include "diff/ArtifactDiff.h"
 #include "verify/ArtifactValidation.h"

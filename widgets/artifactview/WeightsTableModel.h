@@ -5,7 +5,7 @@
 /// ("…" until then), so a huge weights file never blocks the UI. The `.weight` tensor of a
 /// packed int4/int8 weight is summarised dequantized (weightValues), marked with a `≈`.
 
-#include "artifact/WeightStats.h"
+#include "artifactview/WeightStats.h"
 
 #include <QAbstractTableModel>
 #include <QTimer>

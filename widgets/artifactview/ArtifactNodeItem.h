@@ -3,7 +3,7 @@
 /// its two label lines (Graphviz only reserved the space), its style (category or diff status),
 /// a pink corner for values the function returns, and the selection outline.
 
-#include "artifact/ArtifactStyle.h"
+#include "artifactview/ArtifactStyle.h"
 
 #include <QGraphicsItem>
 #include <QString>
