@@ -18,8 +18,9 @@ from . import ExportError, __version__, export_archive
 PROG = "python3 -m lattice_studio_export"
 
 DESCRIPTION = """\
-Write a PyTorch model as a Lattice Studio .ltfx archive (model.json + weights.safetensors),
-ready for `lattice-cli trace|info|lower` and the studio.
+Write a PyTorch model as a Lattice Studio .ltfx archive (model.json + weights.safetensors,
+with --record-activations also inputs.safetensors + activations.safetensors), ready for
+`lattice-cli trace|info|lower|run` and the studio.
 
 MODEL is one of
   package.module:FACTORY   import package.module and call FACTORY() (an nn.Module attribute
@@ -32,6 +33,8 @@ EPILOG = """\
 examples:
   %(prog)s mynet.models:build_net -o net.ltfx --checkpoint net.pth --inputs inputs.pt
   %(prog)s train.py:make_model --factory-kwargs '{"width": 64}' -o net.ltfx --batch-size 1
+  %(prog)s mynet.models:build_net -o net.ltfx --inputs inputs.pt --record-activations
+  lattice-cli run net.ltfx --inputs net.ltfx/inputs.safetensors -o out.safetensors
 
 The model is put in eval() mode before export unless --train is given. With torch_lattice
 installed its leaf modules and autowrapped functions are kept as in its own tracer.
@@ -142,6 +145,9 @@ def parse_args(argv):
     parser.add_argument("--inputs", metavar="FILE|module:NAME",
                         help="example inputs for the root forward: a torch.save'd tensor, tuple, list "
                              "or dict, or a callable returning them; recorded as input specs")
+    parser.add_argument("--record-activations", action="store_true",
+                        help="run the model once on --inputs and write inputs.safetensors and "
+                             "activations.safetensors (every traced node's value) into the archive")
     parser.add_argument("--train", action="store_true", help="keep training mode (default: eval())")
     parser.add_argument("--no-torch-lattice", action="store_true",
                         help="trace with plain torch.fx even when torch_lattice is importable")
@@ -157,7 +163,12 @@ def parse_args(argv):
     lowering.add_argument("--output-name", action="append", dest="output_names", metavar="NAME",
                           help="artifact output name (repeat for each output)")
     parser.add_argument("--version", action="version", version="%(prog)s " + __version__)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.record_activations and not args.inputs:
+        parser.error("--record-activations needs --inputs FILE|module:NAME (the example inputs the model is run on)")
+    if args.record_activations and args.train:
+        parser.error("--record-activations cannot be used with --train (recording runs the model in eval mode)")
+    return args
 
 
 def main(argv=None):
@@ -179,7 +190,8 @@ def main(argv=None):
             "batch_size", "input_dtype", "quantize_bits", "quantize_group_size",
             "quantize_scale_dtype", "output_names") if getattr(args, key) is not None}
         export_archive(model, args.output, example_inputs=inputs, lowering=lowering or None,
-                       use_torch_lattice=False if args.no_torch_lattice else None)
+                       use_torch_lattice=False if args.no_torch_lattice else None,
+                       record_activations=args.record_activations)
     except ExportError as error:
         print("{}: error: {}".format(PROG, error), file=sys.stderr)
         return 1

@@ -3,6 +3,9 @@
 Walks the module tree (root first, parents before children), records every module, traces the
 root and every module that is not a library leaf one level deep (tracing.py), and writes
 model.json and weights.safetensors, each through a temporary file renamed over its final name.
+With recordings (recording.py) it also writes inputs.safetensors and activations.safetensors;
+without, it removes those two files if an earlier export left them, so the archive never holds
+values recorded from another model.
 
 A module whose forward cannot be traced is an error when a recorded graph calls it (the C++
 tracer would have to inline it). A module no graph calls (an unused helper) is written without a
@@ -19,6 +22,7 @@ from . import safetensors
 from .errors import ExportError
 from .options import example_input_specs, inferred_lowering, lowering_options
 from .records import called_modules, encode_graph, module_record, signature, walk_modules
+from .recording import ACTIVATIONS_FILE, INPUTS_FILE, record as record_run
 from .tracing import describe_path, forward_is_implemented, select_policy, trace_one_level
 
 FORMAT = "lattice-fx-archive"
@@ -26,8 +30,10 @@ VERSION = 1
 PRODUCER = "lattice_studio_export"
 
 
-def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=None, producer_version="0"):
-    """The model.json document and the tensors (state_dict key → tensor) for `model`."""
+def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=None, producer_version="0",
+                   graphs=None):
+    """The model.json document and the tensors (state_dict key → tensor) for `model`. `graphs`,
+    when a dict, receives each recorded one-level torch.fx graph by module path."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError("expected a torch.nn.Module, got {}".format(type(model).__qualname__))
     if not forward_is_implemented(model):
@@ -45,6 +51,8 @@ def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=
                 try:
                     graph = trace_one_level(module, path, policy)
                     record["graph"] = encode_graph(graph, module, path)
+                    if graphs is not None:
+                        graphs[path] = graph
                 except ExportError as error:
                     if path == "":
                         raise
@@ -69,6 +77,22 @@ def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=
     elif lowering is not None:
         document["lowering"] = lowering_options(lowering)
     return document, tensors
+
+
+def check_recordable(example_inputs):
+    """Recording needs example inputs: an ExportError naming what to pass when there are none."""
+    if example_inputs is None:
+        raise ExportError("record_activations needs example inputs: pass example_inputs=(...) with the "
+                          "values to run the model on (on the command line: --inputs FILE|module:NAME)")
+
+
+def record_values(model, example_inputs, document, graphs, producer_version="0"):
+    """(inputs, activations, metadata) for write_archive: `model` run once on `example_inputs`
+    over the flat traced graph (recording.py). `document` and `graphs` are build_document's for
+    the same model and inputs."""
+    check_recordable(example_inputs)
+    return record_run(model, example_inputs, document["example_inputs"], graphs,
+                      "{} {}".format(PRODUCER, producer_version))
 
 
 def _check_untraceable(records, untraceable):
@@ -98,8 +122,10 @@ def _write_text(path, text):
             os.remove(temporary)
 
 
-def write_archive(directory, document, tensors):
-    """Writes model.json and weights.safetensors into `directory` (created if missing)."""
+def write_archive(directory, document, tensors, recordings=None):
+    """Writes model.json and weights.safetensors into `directory` (created if missing), and
+    inputs.safetensors and activations.safetensors from `recordings` (record_values's result)
+    or, without it, removes those two."""
     directory = os.fspath(directory)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise ExportError("{}: exists and is not a directory".format(directory))
@@ -109,4 +135,12 @@ def write_archive(directory, document, tensors):
     except ValueError as error:  # a non-finite float that escaped encoding: a bug here
         raise ExportError("model.json: {}".format(error)) from error
     safetensors.write(os.path.join(directory, "weights.safetensors"), tensors)
+    if recordings is not None:
+        inputs, activations, metadata = recordings
+        safetensors.write(os.path.join(directory, INPUTS_FILE), inputs, metadata)
+        safetensors.write(os.path.join(directory, ACTIVATIONS_FILE), activations, metadata)
+    else:
+        for name in (INPUTS_FILE, ACTIVATIONS_FILE):
+            if os.path.isfile(os.path.join(directory, name)):
+                os.remove(os.path.join(directory, name))
     _write_text(os.path.join(directory, "model.json"), text)

@@ -2,10 +2,12 @@
 
 Layout: an 8-byte little-endian header length N, N bytes of compact UTF-8 JSON
 (``{"__metadata__":{"format":"torch"},"key":{"dtype":..,"shape":[..],"data_offsets":[b,e]},..}``)
-padded with spaces to N % 8 == 0, then the tensor bytes packed without gaps. Tensors are ordered
-by dtype rank descending (the safetensors ``Dtype`` enum order), then by key bytes ascending, in
-the header and in the data alike. Tensors are written row-major and little-endian. Deliberately
-not here: reading, and dtypes torch has no safetensors name for (complex, quantized).
+padded with spaces to N % 8 == 0, then the tensor bytes packed without gaps. Weights carry
+``{"format":"torch"}`` as metadata; the recorded inputs and activations carry their own. Tensors
+are ordered by dtype rank descending (the safetensors ``Dtype`` enum order), then by key bytes
+ascending, in the header and in the data alike. Tensors are written row-major and
+little-endian. Deliberately not here: reading, and dtypes torch has no safetensors name for
+(complex, quantized).
 """
 
 import json
@@ -69,8 +71,9 @@ def order_key(key, dtype_code):
     return (-DTYPE_RANK.index(dtype_code), key.encode("utf-8"))
 
 
-def encode(tensors):
-    """The file bytes for `tensors`, a mapping key → torch.Tensor."""
+def encode(tensors, metadata=None):
+    """The file bytes for `tensors`, a mapping key → torch.Tensor. `metadata`: the
+    ``__metadata__`` object (string → string), METADATA when None."""
     entries = []
     for key, tensor in tensors.items():
         if not isinstance(key, str) or not key:
@@ -82,7 +85,7 @@ def encode(tensors):
                         tensor_bytes(tensor, where)))
     entries.sort(key=lambda entry: order_key(entry[0], entry[1]))
 
-    header = {"__metadata__": METADATA}
+    header = {"__metadata__": METADATA if metadata is None else metadata}
     offset = 0
     for key, code, shape, data in entries:
         header[key] = {"dtype": code, "shape": shape, "data_offsets": [offset, offset + len(data)]}
@@ -92,9 +95,9 @@ def encode(tensors):
     return b"".join([struct.pack("<Q", len(text)), text] + [entry[3] for entry in entries])
 
 
-def write(path, tensors):
+def write(path, tensors, metadata=None):
     """Writes `tensors` to `path` through a temporary file beside it, renamed over `path`."""
-    data = encode(tensors)
+    data = encode(tensors, metadata)
     temporary = "{}.tmp-{}".format(path, os.getpid())
     try:
         with open(temporary, "wb") as out:

@@ -63,6 +63,21 @@ LATTICE_SUPPORTED_MODULE_TYPES = tuple(
        "torch_lattice.nn.modules.crop.SparseCrop"])
 
 
+_LATTICE_SUPPORTED = frozenset(LATTICE_SUPPORTED_MODULE_TYPES)
+
+
+def has_lattice_lowering(cls):
+    """True when the class or a base up to torch.nn.Module is a supported type, compared by
+    fully qualified name (``module.qualname``) as the C++ lattice tracer compares model.json's
+    ``type`` and ``bases``, so it holds whether or not torch_lattice is installed."""
+    for base in cls.__mro__:
+        if "{}.{}".format(base.__module__, base.__qualname__) in _LATTICE_SUPPORTED:
+            return True
+        if base is torch.nn.Module:
+            break
+    return False
+
+
 def describe_path(path):
     """``the root module`` or ``module 'a.b'`` for messages."""
     return "the root module" if path == "" else "module '{}'".format(path)
