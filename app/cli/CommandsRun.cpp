@@ -5,6 +5,8 @@
 #include "Commands.h"
 #include "RuntimeSupport.h"
 
+#include "diff/RecordingCheck.h"
+#include "model/ArchiveRecordings.h"
 #include "runtime/Compare.h"
 #include "runtime/Parallel.h"
 
@@ -28,8 +30,11 @@ example: lattice-cli run model.lattice --inputs inputs.safetensors -o outputs.sa
 const char* const kCheckUsage =
     R"(usage: lattice-cli check ARTIFACT --inputs IN.safetensors --expected EXPECTED.safetensors
         [--rtol R] [--atol A] [--exact] [--threads N]
+       lattice-cli check MODEL.ltfx [--inputs IN.safetensors] [--tolerance T] [--json] [--exact]
+        [--threads N] [lowering options of 'lower']
 example: lattice-cli check case/expected.lattice --inputs case/inputs.safetensors
          --expected case/expected.safetensors --rtol 1e-5 --atol 1e-5
+         lattice-cli check model.ltfx   (an archive exported with --record-activations)
 )";
 
 int usage(const std::string& command, const std::string& error, const char* text) {
@@ -108,16 +113,74 @@ int runRun(const std::vector<std::string>& raw) {
   return ExitOk;
 }
 
+namespace {
+
+/// `check MODEL.ltfx`: the archive's recorded activations are the golden of every node.
+int checkRecorded(const ParsedArgs& parsed) {
+  const std::string& what = parsed.positional[0];
+  double tolerance = 1e-4;
+  if (parsed.options.count("tolerance") && !parseNonNegative(parsed.value("tolerance"), tolerance))
+    return usage("check", "--tolerance expects a non-negative number, got '" + parsed.value("tolerance") + "'",
+                 kCheckUsage);
+  if (int code = applyThreads(parsed, "check")) return code;
+  const ArchiveRecordingFiles files = findArchiveRecordings(what);
+  if (!files.activations)
+    return usage("check",
+                 what + " has no recorded activations (" + kArchiveActivationsFile +
+                     "): export it with --record-activations, or give --expected EXPECTED.safetensors",
+                 kCheckUsage);
+  LoweredModel lowered;
+  std::optional<runtime::Runtime> rt;
+  if (lowerIntoRuntime(what, parsed, lowered, rt)) return ExitUsage;
+  if (lowered.lowering.direct())
+    return fail(ExitUsage, what + ": the root module is lowered as one op, so no FX node has a value of its "
+                                  "own to compare; compare the outputs with --expected");
+  std::vector<std::string> nodeNames;
+  for (const fx::Node& node : lowered.lowering.graph->nodes()) nodeNames.push_back(node.name());
+  Expected<ArchiveRecordings> recordings = readArchiveRecordings(what, nodeNames);
+  if (!recordings) return fail(ExitUsage, recordings.message());
+  for (const std::string& w : recordings->warnings) std::cerr << "lattice-cli check: warning: " << w << "\n";
+
+  runtime::RuntimeInputs inputs;
+  if (parsed.options.count("inputs") || parsed.options.count("random-inputs")) {
+    if (prepareInputs(parsed, rt->plan(), inputs, "check")) return ExitUsage;
+  } else if (!recordings->inputs) {
+    return usage("check", what + " has no recorded inputs (" + kArchiveInputsFile + "): give --inputs FILE",
+                 kCheckUsage);
+  } else {
+    Expected<runtime::RuntimeInputs> recorded = runtime::RuntimeInputs::fromFile(*recordings->inputs);
+    if (!recorded) return fail(ExitUsage, recorded.message());
+    inputs = std::move(*recorded);
+  }
+  runtime::RuntimeOptions options;
+  options.keepValues = true;
+  options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
+  if (Status s = rt->start(inputs, options); !s) return fail(ExitUsage, what + ": " + s.message());
+  if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
+
+  const RecordingCheck check = checkAgainstRecording(
+      artifactValuesByNode(*lowered.lowering.graph, *lowered.lowering.interpreter), *rt, *recordings, tolerance);
+  if (parsed.has("json"))
+    std::cout << recordingCheckToJson(check).dump(2) << "\n";
+  else
+    std::cout << formatRecordingCheck(check);
+  if (check.nodes.empty()) return fail(ExitBadInput, what + ": no FX node has both a recorded activation and a value");
+  return check.withinTolerance() ? ExitOk : ExitBadInput;
+}
+
+} // namespace
+
 int runCheck(const std::vector<std::string>& raw) {
   CommandSpec spec;
-  spec.flags = {"exact", "allow-partial"};
+  spec.flags = {"exact", "allow-partial", "json"};
   spec.options = runOptionNames();
-  spec.options.insert({"expected", "rtol", "atol"});
+  spec.options.insert({"expected", "rtol", "atol", "tolerance"});
   spec.minPositional = spec.maxPositional = 1;
   ParsedArgs parsed;
   std::string error;
   if (raw.empty()) return usage("check", "missing ARTIFACT", kCheckUsage);
   if (!parseArgs(raw, spec, parsed, error)) return usage("check", error, kCheckUsage);
+  if (!parsed.options.count("expected") && !isArtifactPath(parsed.positional[0])) return checkRecorded(parsed);
   if (!parsed.options.count("expected")) return usage("check", "missing --expected FILE", kCheckUsage);
   double rtol = 1e-5, atol = 1e-8; // numpy.allclose's defaults
   if (parsed.options.count("rtol") && !parseNonNegative(parsed.value("rtol"), rtol))

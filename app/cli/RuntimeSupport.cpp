@@ -54,9 +54,14 @@ int openRuntime(const std::string& what, const ParsedArgs& parsed, std::optional
     out.emplace(std::move(*rt));
     return ExitOk;
   }
+  LoweredModel lowered;
+  return lowerIntoRuntime(what, parsed, lowered, out);
+}
+
+int lowerIntoRuntime(const std::string& what, const ParsedArgs& parsed, LoweredModel& lowered,
+                     std::optional<runtime::Runtime>& out) {
   ExportOptions options;
   if (std::string problem = parseExportOptions(parsed, options); !problem.empty()) return fail(ExitUsage, problem);
-  LoweredModel lowered;
   if (int code = lowerModel(what, parsed, options, lowered)) return code;
   Expected<std::string> text = lowered.lowering.builder->toMlir();
   if (!text) return fail(ExitBadInput, what + ": " + text.message());

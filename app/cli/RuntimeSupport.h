@@ -5,6 +5,7 @@
 /// thread count (`--threads N`).
 
 #include "CliArgs.h"
+#include "LowerSupport.h"
 
 #include "runtime/Runtime.h"
 
@@ -24,6 +25,11 @@ bool isArtifactPath(const std::string& path);
 /// Opens `what` as an artifact (parse, verify, plan) or lowers it as a MODEL in memory (nothing
 /// is written). Returns 0 or the exit code after printing one line.
 int openRuntime(const std::string& what, const ParsedArgs& parsed, std::optional<runtime::Runtime>& out);
+
+/// Lowers MODEL `what` in memory (lowerModel) and opens the result as a runtime, keeping the
+/// lowering (its graph and interpreter say which value each FX node became).
+int lowerIntoRuntime(const std::string& what, const ParsedArgs& parsed, LoweredModel& lowered,
+                     std::optional<runtime::Runtime>& out);
 
 /// The run's inputs from --inputs or --random-inputs (exactly one of them), saving random ones
 /// to --save-inputs. Returns 0 or the exit code after printing one line.

@@ -51,6 +51,11 @@ commands:
         run and compare with expected outputs (sparse rows Morton-sorted): one line per
         output with max |d|, max relative d and the worst row; exit code 0 within
         tolerance, 1 outside, 2 usage or unreadable input
+  check MODEL.ltfx [--inputs IN] [--tolerance T] [--json]
+        an archive exported with --record-activations: run its artifact (lowered in
+        memory) on the recorded inputs and compare every FX node's value with what
+        PyTorch recorded, in data-flow order (relative L2 over T, default 1e-4, marks
+        a node); names the first divergent node; exit 0 when none diverges
 
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
 example:sparse_resunet42, example:chain:N. A TorchScript archive is read by LibTorch's own
