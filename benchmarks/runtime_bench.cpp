@@ -10,7 +10,7 @@
 
 #include "runtime_bench.h"
 
-#include "artifact/Lowering.h"
+#include "diff/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "runtime/Parallel.h"
 #include "runtime/RandomInputs.h"
@@ -123,12 +123,9 @@ Expected<runtime::Runtime> modelRuntime(const std::string& spec) {
   Expected<PreparedLowering> lowering = prepareLowering(*model, ExportOptions{});
   if (!lowering) return lowering.error();
   if (Status s = finishLowering(*lowering); !s) return s.error();
-  Expected<std::string> text = lowering->builder->toMlir();
-  if (!text) return text.error();
-  ArtifactParseResult graph = parseArtifactGraph(*text, spec + "/graph.mlir");
-  if (!graph.ok()) return makeError(graph.error.str());
-  return runtime::Runtime::fromGraph(std::move(*graph.graph),
-                                     runtime::WeightSource::fromTensors(lowering->builder->weights()));
+  Expected<LoweredRun> run = runLowering(*lowering, spec);
+  if (!run) return run.error();
+  return std::move(run->runtime);
 }
 
 bool isConv(const std::string& kind) { return kind.find("conv") != std::string::npos; }

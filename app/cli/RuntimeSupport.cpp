@@ -4,6 +4,7 @@
 #include "Commands.h"
 #include "LowerSupport.h"
 
+#include "diff/LoweredRun.h"
 #include "runtime/Parallel.h"
 #include "runtime/RandomInputs.h"
 #include "verify/ArtifactValidation.h"
@@ -63,14 +64,9 @@ int lowerIntoRuntime(const std::string& what, const ParsedArgs& parsed, LoweredM
   ExportOptions options;
   if (std::string problem = parseExportOptions(parsed, options); !problem.empty()) return fail(ExitUsage, problem);
   if (int code = lowerModel(what, parsed, options, lowered)) return code;
-  Expected<std::string> text = lowered.lowering.builder->toMlir();
-  if (!text) return fail(ExitBadInput, what + ": " + text.message());
-  ArtifactParseResult graph = parseArtifactGraph(*text, what + "/graph.mlir");
-  if (!graph.ok()) return fail(ExitBadInput, graph.error.str());
-  Expected<runtime::Runtime> rt = runtime::Runtime::fromGraph(
-      std::move(*graph.graph), runtime::WeightSource::fromTensors(lowered.lowering.builder->weights()));
-  if (!rt) return fail(ExitBadInput, rt.message());
-  out.emplace(std::move(*rt));
+  Expected<LoweredRun> run = runLowering(lowered.lowering, what);
+  if (!run) return fail(ExitBadInput, run.message());
+  out.emplace(std::move(run->runtime));
   return ExitOk;
 }
 

@@ -11,7 +11,7 @@
 
 #include "RuntimeTestSupport.h"
 
-#include "artifact/Lowering.h"
+#include "diff/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "runtime/Compare.h"
 #include "runtime/RandomInputs.h"
@@ -33,11 +33,9 @@ Expected<Runtime> lowered(const std::string& reference) {
   Expected<PreparedLowering> lowering = prepareLowering(*model, ExportOptions{});
   if (!lowering) return lowering.error();
   if (Status s = finishLowering(*lowering); !s) return s.error();
-  Expected<std::string> text = lowering->builder->toMlir();
-  if (!text) return text.error();
-  ArtifactParseResult graph = parseArtifactGraph(*text, reference + "/graph.mlir");
-  if (!graph.ok()) return makeError(graph.error.str());
-  return Runtime::fromGraph(std::move(*graph.graph), runtime::WeightSource::fromTensors(lowering->builder->weights()));
+  Expected<LoweredRun> run = runLowering(*lowering, reference);
+  if (!run) return run.error();
+  return std::move(run->runtime);
 }
 
 runtime::RuntimeInputs randomInputs(const Runtime& rt, std::int64_t points) {

@@ -1,0 +1,37 @@
+#pragma once
+/// \file Executing a lowering without writing it (`lattice-cli run MODEL`, `check MODEL.ltfx`,
+/// the studio's Run): the finished builder's MLIR text is parsed and verified, its weight table
+/// becomes the runtime's weights, and every op of the plan is mapped back to the FX node that
+/// emitted it (the builder's provenance), so a run can be shown node by node.
+
+#include "artifact/Lowering.h"
+#include "diff/RecordingCheck.h"
+#include "runtime/Runtime.h"
+#include "support/Expected.h"
+
+#include <string>
+#include <vector>
+
+namespace lattice {
+
+struct LoweredRun {
+  runtime::Runtime runtime;
+  /// Per plan op: the FX node that emitted it ("" for ops emitted outside any node: the inputs'
+  /// sparse.make on the direct path).
+  std::vector<std::string> opNodes;
+  /// Each node's artifact values (artifactValuesByNode); empty on the direct path.
+  std::vector<NodeValueRef> nodeValues;
+
+  /// The index one past the last op node `node` emitted, or -1 when it emitted none: runUntil of
+  /// it executes the node's ops (ops are emitted, and run, in node order).
+  int opEndOf(const std::string& node) const;
+  /// Indices of the ops node `node` emitted, in order.
+  std::vector<int> opsOf(const std::string& node) const;
+};
+
+/// Builds the runtime of a finished lowering. `artifactName` stands for the artifact directory in
+/// messages (`NAME/graph.mlir:12:5: error: ...`). Errors: the text does not parse or verify (the
+/// verifier's diagnostics), the plan's rules.
+Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::string& artifactName);
+
+} // namespace lattice

@@ -1,0 +1,154 @@
+// LoweredRun (core/diff): a finished lowering executed without being written, every plan op
+// mapped to the FX node that emitted it, and every node to the SSA value it became. Expectations
+// come from lowering.md: example:chain:2 traces to x, blocks_{0,1}_{0,1,2} (SubmConv3d, BatchNorm,
+// ReLU) and output; a placeholder emits its sparse.make (§6.1 step 8), a SubmConv3d a weight and
+// the conv (§3.3), a BatchNorm and a ReLU the feature-op pattern of §3.2 (decompose, the op with
+// its weights, with_features). The run's values are the values of a separately written and
+// opened artifact run on the same inputs.
+
+#include "diff/LoweredRun.h"
+#include "model/LoadModel.h"
+#include "runtime/RandomInputs.h"
+
+#include <QtTest/QtTest>
+
+#include <cstring>
+#include <variant>
+
+using namespace lattice;
+
+class TestLoweredRun : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void opsMapToTheirNodes();
+  void nodesMapToTheirValues();
+  void runsLikeTheWrittenArtifact();
+  void runUntilANodeExecutesItsOps();
+};
+
+namespace {
+
+struct Lowered {
+  std::unique_ptr<Model> model;
+  PreparedLowering lowering;
+};
+
+Lowered lowerChain(int blocks) {
+  Lowered out;
+  Expected<Model> model = loadModel("example:chain:" + std::to_string(blocks));
+  if (!model) qFatal("%s", model.message().c_str());
+  out.model = std::make_unique<Model>(std::move(*model));
+  Expected<PreparedLowering> p = prepareLowering(*out.model, ExportOptions{});
+  if (!p) qFatal("%s", p.message().c_str());
+  out.lowering = std::move(*p);
+  if (Status s = finishLowering(out.lowering); !s) qFatal("%s", s.message().c_str());
+  return out;
+}
+
+std::vector<std::string> kindsOf(const LoweredRun& run, const std::string& node) {
+  std::vector<std::string> kinds;
+  for (int op : run.opsOf(node)) kinds.push_back(run.runtime.plan().ops[static_cast<std::size_t>(op)].kind);
+  return kinds;
+}
+
+runtime::RuntimeInputs inputsFor(const runtime::Runtime& rt) {
+  runtime::RandomInputOptions options;
+  options.points = 300;
+  options.seed = 3;
+  Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(rt.plan(), options);
+  if (!tensors) qFatal("%s", tensors.message().c_str());
+  runtime::RuntimeInputs in;
+  in.named = std::move(*tensors);
+  return in;
+}
+
+} // namespace
+
+void TestLoweredRun::opsMapToTheirNodes() {
+  Lowered l = lowerChain(2);
+  Expected<LoweredRun> run = runLowering(l.lowering, "chain");
+  QVERIFY2(run, run ? "" : run.message().c_str());
+  const std::size_t ops = run->runtime.plan().ops.size();
+  QCOMPARE(run->opNodes.size(), ops);
+  // 1 sparse.make + per block 2 (conv) + 7 (batch norm: 4 weights) + 3 (relu) = 1 + 2 * 12.
+  QCOMPARE(ops, std::size_t(25));
+  QCOMPARE(kindsOf(*run, "x"), (std::vector<std::string>{"sparse.make"}));
+  QCOMPARE(kindsOf(*run, "blocks_0_0"), (std::vector<std::string>{"weight", "subm_conv3d"}));
+  QCOMPARE(kindsOf(*run, "blocks_1_1"), (std::vector<std::string>{"sparse.decompose", "weight", "weight", "weight",
+                                                                    "weight", "batch_norm", "sparse.with_features"}));
+  QCOMPARE(kindsOf(*run, "blocks_1_2"),
+           (std::vector<std::string>{"sparse.decompose", "activation", "sparse.with_features"}));
+  QVERIFY(kindsOf(*run, "output").empty()); // the output node emits no op
+  QCOMPARE(run->opEndOf("blocks_0_0"), 3);
+  QCOMPARE(run->opEndOf("output"), -1);
+  // Every op has its node, and the nodes come in graph order.
+  std::vector<std::string> order;
+  for (const std::string& node : run->opNodes) {
+    QVERIFY(!node.empty());
+    if (order.empty() || order.back() != node) order.push_back(node);
+  }
+  QCOMPARE(order, (std::vector<std::string>{"x", "blocks_0_0", "blocks_0_1", "blocks_0_2", "blocks_1_0",
+                                            "blocks_1_1", "blocks_1_2"}));
+}
+
+void TestLoweredRun::nodesMapToTheirValues() {
+  Lowered l = lowerChain(2);
+  Expected<LoweredRun> run = runLowering(l.lowering, "chain");
+  QVERIFY(run);
+  std::vector<std::string> names, ssas;
+  for (const NodeValueRef& ref : run->nodeValues) {
+    names.push_back(ref.name);
+    ssas.push_back(ref.ssa);
+    QVERIFY(ref.sparse);
+    QCOMPARE(ref.name, ref.node);
+  }
+  const std::vector<std::string> nodes{"x",          "blocks_0_0", "blocks_0_1", "blocks_0_2",
+                                       "blocks_1_0", "blocks_1_1", "blocks_1_2", "output"};
+  QCOMPARE(names, nodes);
+  // Each module's value is the SSA value named after it (§2.5); the output is the last block's.
+  std::vector<std::string> expected(nodes.begin(), nodes.end() - 1);
+  expected.push_back("blocks_1_2");
+  QCOMPARE(ssas, expected);
+}
+
+void TestLoweredRun::runsLikeTheWrittenArtifact() {
+  Lowered l = lowerChain(2);
+  Expected<LoweredRun> run = runLowering(l.lowering, "chain");
+  QVERIFY(run);
+  QTemporaryDir dir;
+  const std::string path = dir.filePath(QStringLiteral("chain.lattice")).toStdString();
+  QVERIFY(l.lowering.builder->save(path));
+  Expected<runtime::Runtime> written = runtime::Runtime::open(path);
+  QVERIFY2(written, written ? "" : written.message().c_str());
+  const runtime::RuntimeInputs inputs = inputsFor(*written);
+  QVERIFY(run->runtime.start(inputs));
+  QVERIFY(run->runtime.run());
+  QVERIFY(written->start(inputs));
+  QVERIFY(written->run());
+  Expected<std::vector<NamedTensor>> a = run->runtime.outputs(), b = written->outputs();
+  QVERIFY(a && b);
+  QCOMPARE(a->size(), b->size());
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    QCOMPARE((*a)[i].key, (*b)[i].key);
+    QCOMPARE((*a)[i].tensor.shape(), (*b)[i].tensor.shape());
+    QCOMPARE((*a)[i].tensor.byteSize(), (*b)[i].tensor.byteSize());
+    QVERIFY(std::memcmp((*a)[i].tensor.data(), (*b)[i].tensor.data(), (*a)[i].tensor.byteSize()) == 0);
+  }
+}
+
+void TestLoweredRun::runUntilANodeExecutesItsOps() {
+  Lowered l = lowerChain(1);
+  Expected<LoweredRun> run = runLowering(l.lowering, "chain");
+  QVERIFY(run);
+  runtime::RuntimeOptions keep;
+  keep.keepValues = true;
+  QVERIFY(run->runtime.start(inputsFor(run->runtime), keep));
+  QVERIFY(run->runtime.runUntil(run->opEndOf("blocks_0_0")));
+  const runtime::RuntimePlan& plan = run->runtime.plan();
+  QVERIFY(std::holds_alternative<runtime::Sparse>(run->runtime.value(plan.slotOf("blocks_0_0"))));
+  QVERIFY(std::holds_alternative<std::monostate>(run->runtime.value(plan.slotOf("blocks_0_1"))));
+}
+
+QTEST_APPLESS_MAIN(TestLoweredRun)
+#include "tst_lowered_run.moc"
