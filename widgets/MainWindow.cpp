@@ -9,6 +9,7 @@
 #include "LeafEdits.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
+#include "numeric/NumericRun.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/CompareView.h"
@@ -261,6 +262,7 @@ void MainWindow::createActions() {
   interrupt->setShortcutContext(Qt::WindowShortcut);
   addAction(interrupt); // not in a menu: Debug ▸ Stop does the same while running
   connect(interrupt, &QAction::triggered, m_session, &StudioSession::interruptRun);
+  createNumericActions();
 }
 
 void MainWindow::createMenus() {
@@ -320,6 +322,9 @@ void MainWindow::createMenus() {
   debug->addAction(action(QStringLiteral("debug.stop")));
   debug->addSeparator();
   debug->addAction(action(QStringLiteral("debug.inputs")));
+  debug->addSeparator();
+  for (const char* id : {"debug.runInputs", "debug.numericInputs", "debug.numericStepping", "debug.firstDivergent"})
+    debug->addAction(action(QString::fromLatin1(id)));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(action(QStringLiteral("help.shortcuts")));
@@ -508,7 +513,10 @@ void MainWindow::updateActions() {
   stop->setToolTip(
       running ? tr("Interrupt the run (Esc, %1)").arg(stop->shortcut().toString(QKeySequence::NativeText))
               : tr("Stop (%1)").arg(stop->shortcut().toString(QKeySequence::NativeText)));
-  action(QStringLiteral("debug.interrupt"))->setEnabled(running);
+  action(QStringLiteral("debug.interrupt"))->setEnabled(running || m_numeric->isRunning());
+  action(QStringLiteral("debug.runInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
+  action(QStringLiteral("debug.numericInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
+  action(QStringLiteral("debug.firstDivergent"))->setEnabled(modelTab && !m_numeric->firstDivergentNode().isEmpty());
 }
 
 void MainWindow::updateStatus() {

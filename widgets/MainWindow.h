@@ -20,6 +20,7 @@ class QAction;
 class QActionGroup;
 class QLabel;
 class QMenu;
+class QProgressBar;
 class QTabWidget;
 class QTimer;
 class QToolBar;
@@ -34,6 +35,7 @@ class ArtifactView;
 class CompareView;
 class GraphView;
 class GraphWidget;
+class NumericRun;
 class ShortcutsDialog;
 class StudioSession;
 
@@ -46,6 +48,8 @@ public:
   ~MainWindow() override;
 
   StudioSession* session() const { return m_session; }
+  /// The numeric debugger: run inputs, execution, concrete values (issue 21).
+  NumericRun* numericRun() const { return m_numeric; }
   GraphWidget* graphWidget() const { return m_graph; }
 
   /// Adds a panel: docks it in `area` (tabified with a panel already there), puts its
@@ -124,6 +128,10 @@ protected:
 
 private:
   void createActions();
+  /// Debug ▸ Run on Inputs, Run Inputs…, Numeric Stepping, Go to First Divergent Node, and the
+  /// run's progress in the status bar (MainWindowNumeric.cpp).
+  void createNumericActions();
+  void onNumericStateChanged();
   void createMenus();
   void createToolBar();
   void createStatusBar();
@@ -165,6 +173,8 @@ private:
   void updateTitle();
 
   StudioSession* m_session = nullptr;
+  NumericRun* m_numeric = nullptr;
+  QProgressBar* m_runProgress = nullptr;
   GraphWidget* m_graph = nullptr;
   QTabWidget* m_tabs = nullptr;
   QMenu* m_recentMenu = nullptr;

@@ -1,0 +1,296 @@
+// The studio's numeric debugger (issue 21 items 1, 2, 4, 5): NumericRun and its Debug actions.
+// Independent expectations: `lattice-cli run MODEL --random-inputs N:SEED --values FILE` (the same
+// model lowered and run by the CLI) for every node's value, after a full Run and after numeric
+// stepping; and an archive whose recorded activations disagree at one known node for the first
+// divergent node.
+
+#include "MainWindow.h"
+#include "StudioSession.h"
+#include "WidgetTestSupport.h"
+#include "model/Archive.h"
+#include "model/LoadModel.h"
+#include "numeric/NumericInputsDialog.h"
+#include "numeric/NumericRun.h"
+#include "runtime/Runtime.h"
+#include "tensor/Safetensors.h"
+
+#include <QtTest/QtTest>
+
+#include <cstring>
+#include <variant>
+
+using namespace lattice;
+using namespace lattice::studio;
+using namespace lattice::widgettest;
+
+class TestNumericRun : public QObject {
+  Q_OBJECT
+
+private Q_SLOTS:
+  void initTestCase();
+  void runEqualsTheCli();
+  void steppingExecutesEachNode();
+  void inputsDialogAndSave();
+  void recordedGoldenFindsTheFirstDivergentNode();
+  void runtimeErrorStopsOnItsNode();
+};
+
+namespace {
+
+const QString kChain = QStringLiteral("example:chain:2");
+
+/// `lattice-cli run REFERENCE --random-inputs SPEC --values FILE`: every op's value by SSA name.
+bool cliValues(const QString& reference, const QString& spec, const QString& file) {
+  QProcess p;
+  QTemporaryDir out;
+  p.start(QStringLiteral(LATTICE_CLI), {QStringLiteral("run"), reference, QStringLiteral("--random-inputs"), spec,
+                                        QStringLiteral("--values"), file, QStringLiteral("-o"),
+                                        out.filePath(QStringLiteral("out.safetensors"))});
+  if (!p.waitForFinished(120000) || p.exitCode() != 0) {
+    qWarning("lattice-cli run failed: %s", p.readAllStandardError().constData());
+    return false;
+  }
+  return true;
+}
+
+bool sameBytes(const TensorData& a, const TensorData& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.byteSize() == b.byteSize() &&
+         std::memcmp(a.data(), b.data(), a.byteSize()) == 0;
+}
+
+/// Every computed node value of `run` against the CLI's values file (by SSA name); the number of
+/// values compared, -1 on the first mismatch.
+int compareWithCli(const NumericRun& run, const SafetensorsFile& cli) {
+  int compared = 0;
+  for (const NodeValueRef& ref : run.lowered()->nodeValues) {
+    const runtime::RuntimeValue& value = run.lowered()->runtime.value(run.lowered()->runtime.plan().slotOf(ref.ssa));
+    std::vector<NamedTensor> tensors;
+    if (const auto* s = std::get_if<runtime::Sparse>(&value))
+      tensors = runtime::sparseTensors(ref.ssa, *s);
+    else if (const auto* t = std::get_if<runtime::Tensor>(&value))
+      tensors.push_back({ref.ssa, runtime::toTensorData(*t)});
+    else
+      continue;
+    for (const NamedTensor& t : tensors) {
+      const TensorData* expected = cli.find(t.key);
+      if (!expected || !sameBytes(t.tensor, *expected)) {
+        qWarning("%s differs from lattice-cli run --values", t.key.c_str());
+        return -1;
+      }
+    }
+    ++compared;
+  }
+  return compared;
+}
+
+NumericRun::InputChoice randomChoice(qint64 points, quint64 seed) {
+  NumericRun::InputChoice c;
+  c.points = points;
+  c.seed = seed;
+  return c;
+}
+
+} // namespace
+
+void TestNumericRun::initTestCase() {
+  isolateSettings(QStringLiteral("tst_numeric_run"));
+  QVERIFY2(QFileInfo::exists(QStringLiteral(LATTICE_CLI)), "build lattice-cli first");
+}
+
+void TestNumericRun::runEqualsTheCli() {
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  run.setInputChoice(randomChoice(300, 4));
+  QCOMPARE(run.describeInputs(), QStringLiteral("300 random points (seed 4, batch 1)"));
+  QSignalSpy changed(&run, &NumericRun::valuesChanged);
+  run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+  QVERIFY(!changed.isEmpty());
+  QCOMPARE(run.opsDone(), run.opsTotal());
+
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("values.safetensors"));
+  QVERIFY(cliValues(kChain, QStringLiteral("300:4"), file));
+  Expected<SafetensorsFile> cli = SafetensorsFile::open(file.toStdString());
+  QVERIFY(cli);
+  QCOMPARE(compareWithCli(run, *cli), 8); // x, six layers, output
+  // Values and times per node, as the panels ask for them.
+  const auto values = run.valuesOf(QStringLiteral("blocks_1_0"));
+  QCOMPARE(int(values.size()), 1);
+  QCOMPARE(values[0].first, QStringLiteral("blocks_1_0"));
+  QVERIFY(std::holds_alternative<runtime::Sparse>(values[0].second));
+  QVERIFY(run.nodeMs(QStringLiteral("blocks_1_0")) >= 0.0);
+  QVERIFY(run.nodeMs(QStringLiteral("output")) < 0.0); // the output node runs no op
+  QVERIFY(run.recordingCheck() == nullptr);           // no recording: no golden
+}
+
+void TestNumericRun::steppingExecutesEachNode() {
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  run.setInputChoice(randomChoice(250, 9));
+  QVERIFY(run.isStepping());
+  session.setRunSliceBudget(0);
+  session.startInterpreter();
+  for (int i = 0; i < 3; ++i) session.step(); // x, blocks_0_0, blocks_0_1
+  QCOMPARE(session.executedNodes(), chainPrefix(1).mid(0, 3));
+  QVERIFY(std::holds_alternative<runtime::Sparse>(run.valuesOf(QStringLiteral("blocks_0_1")).at(0).second));
+  QVERIFY(std::holds_alternative<std::monostate>(run.valuesOf(QStringLiteral("blocks_0_2")).at(0).second));
+  QCOMPARE(run.opsDone(), run.lowered()->opEndOf("blocks_0_1"));
+  session.continueRun();
+  QVERIFY(waitFor([&] { return session.interpreterState() == StudioSession::InterpreterState::Finished; }));
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("values.safetensors"));
+  QVERIFY(cliValues(kChain, QStringLiteral("250:9"), file));
+  Expected<SafetensorsFile> cli = SafetensorsFile::open(file.toStdString());
+  QVERIFY(cli);
+  QCOMPARE(compareWithCli(run, *cli), 8);
+
+  // A finished run keeps its values when the interpreter restarts; new inputs drop them, and with
+  // stepping off, stepping runs no op.
+  session.startInterpreter();
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+  run.setStepping(false);
+  run.setInputChoice(randomChoice(250, 10));
+  QVERIFY(run.lowered() == nullptr);
+  session.startInterpreter();
+  session.step();
+  QVERIFY(run.lowered() == nullptr);
+}
+
+void TestNumericRun::inputsDialogAndSave() {
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  NumericInputsDialog dialog(&run);
+  auto* points = dialog.findChild<QSpinBox*>(QStringLiteral("points"));
+  auto* seed = dialog.findChild<QSpinBox*>(QStringLiteral("seed"));
+  auto* recorded = dialog.findChild<QRadioButton*>(QStringLiteral("sourceRecorded"));
+  QVERIFY(points && seed && recorded);
+  QVERIFY(!recorded->isEnabled()); // an example has no recording
+  points->setValue(120);
+  seed->setValue(11);
+  QTemporaryDir dir;
+  const QString saved = dir.filePath(QStringLiteral("inputs.safetensors"));
+  QCOMPARE(dialog.saveTo(saved), QString());
+  QCOMPARE(run.inputChoice().points, qint64(120));
+  // The file holds what `lattice-cli run --random-inputs 120:11 --save-inputs` writes.
+  const QString cliSaved = dir.filePath(QStringLiteral("cli.safetensors"));
+  QProcess p;
+  p.start(QStringLiteral(LATTICE_CLI), {QStringLiteral("run"), kChain, QStringLiteral("--random-inputs"),
+                                        QStringLiteral("120:11"), QStringLiteral("--save-inputs"), cliSaved,
+                                        QStringLiteral("-o"), dir.filePath(QStringLiteral("o.safetensors"))});
+  QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+  Expected<SafetensorsFile> a = SafetensorsFile::open(saved.toStdString()), b = SafetensorsFile::open(cliSaved.toStdString());
+  QVERIFY(a && b);
+  QCOMPARE(a->tensors().size(), b->tensors().size());
+  for (const NamedTensor& t : b->tensors()) {
+    const TensorData* mine = a->find(t.key);
+    QVERIFY2(mine && sameBytes(*mine, t.tensor), t.key.c_str());
+  }
+  // The choice is remembered for the model.
+  StudioSession again;
+  NumericRun second(&again);
+  QVERIFY(openAndWait(again, kChain));
+  QCOMPARE(second.inputChoice().points, qint64(120));
+  QCOMPARE(second.inputChoice().seed, quint64(11));
+}
+
+void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
+  // An archive of the chain with inputs and "recorded" activations: the CLI's values renamed by
+  // node (for the chain every node's SSA name is its own), with blocks_0_1 scaled by 1.5.
+  QTemporaryDir dir;
+  const QString archive = dir.filePath(QStringLiteral("chain.ltfx"));
+  Expected<Model> model = loadModel("example:chain:2");
+  QVERIFY(model);
+  QVERIFY(writeArchive(*model, archive.toStdString()));
+  const QString values = dir.filePath(QStringLiteral("values.safetensors"));
+  QVERIFY(cliValues(kChain, QStringLiteral("200:2"), values));
+  {
+    QProcess p;
+    p.start(QStringLiteral(LATTICE_CLI), {QStringLiteral("run"), kChain, QStringLiteral("--random-inputs"),
+                                          QStringLiteral("200:2"), QStringLiteral("--save-inputs"),
+                                          archive + QStringLiteral("/inputs.safetensors"), QStringLiteral("-o"),
+                                          dir.filePath(QStringLiteral("o.safetensors"))});
+    QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+  }
+  Expected<SafetensorsFile> cli = SafetensorsFile::open(values.toStdString());
+  QVERIFY(cli);
+  std::vector<NamedTensor> activations;
+  std::vector<std::vector<float>> scaled;
+  scaled.reserve(4);
+  for (const NamedTensor& t : cli->tensors()) {
+    const std::string node = t.key.substr(0, t.key.find('.'));
+    if (node.rfind("blocks_", 0) != 0 && node != "x") continue;
+    if (t.key == "blocks_0_1.features") {
+      std::vector<float> v(t.tensor.as<float>(), t.tensor.as<float>() + t.tensor.byteSize() / 4);
+      for (float& f : v) f *= 1.5f;
+      scaled.push_back(std::move(v));
+      activations.push_back({t.key, TensorData::view(DType::F32, t.tensor.shape(),
+                                                     reinterpret_cast<const uint8_t*>(scaled.back().data()),
+                                                     t.tensor.byteSize(), nullptr)});
+    } else {
+      activations.push_back(t);
+    }
+  }
+  QVERIFY(writeSafetensors(QString(archive + QStringLiteral("/activations.safetensors")).toStdString(), activations,
+                           std::nullopt));
+
+  MainWindow window;
+  QVERIFY(openAndWait(*window.session(), archive));
+  NumericRun* run = window.numericRun();
+  QVERIFY(run->hasRecordedInputs());
+  QVERIFY(run->hasRecordedActivations());
+  QCOMPARE(run->inputChoice().source, NumericRun::InputSource::Recorded); // the default when recorded
+  run->run();
+  QVERIFY(waitFor([&] { return !run->isRunning(); }));
+  QCOMPARE(run->state(), NumericRun::State::Finished);
+  const RecordingCheck* check = run->recordingCheck();
+  QVERIFY(check);
+  QStringList exceeding;
+  for (const NodeCheck& c : check->nodes)
+    if (c.exceeds) exceeding << QString::fromStdString(c.ref.name);
+  QCOMPARE(exceeding, QStringList{QStringLiteral("blocks_0_1")});
+  QCOMPARE(run->firstDivergentNode(), QStringLiteral("blocks_0_1"));
+  QAction* go = window.action(QStringLiteral("debug.firstDivergent"));
+  QVERIFY(go->isEnabled());
+  go->trigger();
+  QCOMPARE(window.session()->selectedNode(), QStringLiteral("blocks_0_1"));
+}
+
+void TestNumericRun::runtimeErrorStopsOnItsNode() {
+  // Inputs whose feature width disagrees with the model (8 channels for 16) fail at binding, with
+  // the runtime's message; the run ends Failed and names no node (no op ran).
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("bad.safetensors"));
+  std::vector<int32_t> coords{0, 0, 0, 0, 0, 1, 0, 0};
+  std::vector<float> features(2 * 8, 1.0f);
+  std::vector<int32_t> active{2};
+  auto view = [](DType d, std::vector<int64_t> shape, const void* p, std::size_t n) {
+    return TensorData::view(d, std::move(shape), static_cast<const uint8_t*>(p), n, nullptr);
+  };
+  QVERIFY(writeSafetensors(file.toStdString(),
+                           {{"x_coords", view(DType::I32, {2, 4}, coords.data(), coords.size() * 4)},
+                            {"x_features", view(DType::F32, {2, 8}, features.data(), features.size() * 4)},
+                            {"x_active", view(DType::I32, {1}, active.data(), 4)}},
+                           std::nullopt));
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  NumericRun::InputChoice choice;
+  choice.source = NumericRun::InputSource::File;
+  choice.file = file;
+  run.setInputChoice(choice);
+  QSignalSpy failed(&run, &NumericRun::failed);
+  run.run();
+  QCOMPARE(run.state(), NumericRun::State::Failed);
+  QCOMPARE(failed.count(), 1);
+  QVERIFY2(run.lastError().contains(QStringLiteral("x_features")), qPrintable(run.lastError()));
+}
+
+QTEST_MAIN(TestNumericRun)
+#include "tst_numeric_run.moc"

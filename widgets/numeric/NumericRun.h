@@ -1,0 +1,153 @@
+#pragma once
+/// \file NumericRun: the studio's numeric debugger state (issue 21 items 1, 2, 4, 5). It holds the
+/// run's inputs (random from the ABI, a file, or the archive's recorded ones: one choice per model,
+/// remembered), executes the model's artifact lowered in memory on them (Debug ▸ Run on Inputs: the
+/// ops on a worker thread with progress and cancel), follows the session's interpreter (with
+/// numeric stepping on, each executed FX node's ops run as the node is stepped), and answers what
+/// the panels show: each node's concrete values, its time, and its error against the archive's
+/// recorded activations.
+///
+/// The lowering itself runs on the UI thread (it takes milliseconds and reads the model); the
+/// runtime it yields owns everything it reads (weights share their buffers), so only the
+/// execution goes to the worker.
+
+#include "diff/LoweredRun.h"
+#include "diff/RecordingCheck.h"
+#include "runtime/Runtime.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+class QTimer;
+
+namespace lattice::studio {
+
+class StudioSession;
+
+class NumericRun : public QObject {
+  Q_OBJECT
+
+public:
+  enum class InputSource { Random, File, Recorded };
+  /// Where the run's inputs come from (`lattice-cli run --random-inputs POINTS:SEED
+  /// --batch-size B`, `--inputs FILE`, or the archive's inputs.safetensors).
+  struct InputChoice {
+    InputSource source = InputSource::Random;
+    QString file;
+    qint64 points = 1000;
+    quint64 seed = 0;
+    qint64 batchSize = 1;
+    bool operator==(const InputChoice& o) const {
+      return source == o.source && file == o.file && points == o.points && seed == o.seed && batchSize == o.batchSize;
+    }
+  };
+  enum class State { Empty, Ready, Running, Finished, Failed };
+  Q_ENUM(State)
+
+  explicit NumericRun(StudioSession* session, QObject* parent = nullptr);
+  ~NumericRun() override;
+
+  // --- inputs ---------------------------------------------------------------------------------
+
+  InputChoice inputChoice() const { return m_choice; }
+  /// Replaces the choice (remembered for the model) and drops the values of the previous inputs.
+  void setInputChoice(const InputChoice& choice);
+  /// The choice a model starts with: the remembered one, else its recorded inputs when the
+  /// archive has them, else random points.
+  InputChoice defaultChoice() const;
+  /// True when the open model is an archive with inputs.safetensors / activations.safetensors.
+  bool hasRecordedInputs() const { return m_hasRecordedInputs; }
+  bool hasRecordedActivations() const { return m_hasRecordedActivations; }
+  /// Writes the chosen inputs as an inputs.safetensors (the runtime's naming). Errors as text.
+  QString saveInputs(const QString& path);
+  /// "1 000 random points (seed 0, batch 1)", "inputs.safetensors", "recorded inputs".
+  QString describeInputs() const;
+
+  // --- running ----------------------------------------------------------------------------------
+
+  State state() const { return m_state; }
+  /// Debug ▸ Run on Inputs: lowers the model in memory, binds the inputs and runs every op on a
+  /// worker thread (values kept). Emits stateChanged, progressed per op, then finished or failed.
+  void run();
+  /// Asks a running run to stop (it ends as failed with "cancelled").
+  void cancel();
+  bool isRunning() const { return m_state == State::Running; }
+  /// Numeric stepping: while on, each node the session's interpreter executes also runs its ops.
+  bool isStepping() const { return m_stepping; }
+  void setStepping(bool on);
+  /// Ops run so far and in all (0 / 0 before anything was prepared).
+  int opsDone() const;
+  int opsTotal() const;
+  /// The error of the last run or step, the op and node it stopped at.
+  QString lastError() const { return m_error; }
+  QString failedNode() const { return m_failedNode; }
+
+  // --- results ----------------------------------------------------------------------------------
+
+  /// The prepared run (lowering, op → node, node → values); nullptr before.
+  const LoweredRun* lowered() const { return m_run.get(); }
+  /// The values the run computed for FX node `node` so far, named as activations.safetensors
+  /// names them (one for a tensor, several for a tuple); a value not computed yet is monostate.
+  std::vector<std::pair<QString, runtime::RuntimeValue>> valuesOf(const QString& node) const;
+  /// Wall time of the ops `node` emitted in the current run (ms); negative when none ran.
+  double nodeMs(const QString& node) const;
+  /// Each node's error against the archive's recorded activations, once a run finished on the
+  /// recorded inputs of an archive that has them; nullptr otherwise.
+  const RecordingCheck* recordingCheck() const { return m_check ? &*m_check : nullptr; }
+  /// The first node whose recorded error exceeds `tolerance` ("" when none, or no check).
+  QString firstDivergentNode() const;
+  double tolerance() const { return m_tolerance; }
+  /// Relative L2 above which a node counts as divergent (the check is recomputed).
+  void setTolerance(double tolerance);
+
+Q_SIGNALS:
+  void stateChanged(NumericRun::State state);
+  void progressed(int done, int total);
+  /// New values exist (a run finished, a step executed ops, or they were dropped).
+  void valuesChanged();
+  void inputChoiceChanged();
+  void failed(const QString& node, const QString& message);
+
+private:
+  void onModelChanged();
+  void onInterpreterStepped();
+  void onInterpreterReset();
+  void onRunFinished();
+  /// Lowers the model and starts a fresh runtime on the inputs; false (with m_error) on failure.
+  bool prepare();
+  /// The inputs of the current choice for `plan` as tensors (what Save Inputs writes) and, when
+  /// `bound` is given, as the runtime binds them; an error message on failure.
+  QString makeInputs(const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
+                     runtime::RuntimeInputs* bound) const;
+  void setState(State state);
+  void fail(int op, const QString& message);
+  void drop();
+  void computeCheck();
+  QString settingsKey() const;
+
+  StudioSession* m_session;
+  InputChoice m_choice;
+  bool m_hasRecordedInputs = false;
+  bool m_hasRecordedActivations = false;
+  bool m_stepping = true;
+  State m_state = State::Empty;
+  std::unique_ptr<LoweredRun> m_run;
+  std::optional<RecordingCheck> m_check;
+  std::optional<ArchiveRecordings> m_recordings;
+  double m_tolerance = 1e-4;
+  QString m_error;
+  QString m_failedNode;
+  std::atomic<int> m_progress{0};
+  QFutureWatcher<QString> m_watcher;
+  QTimer* m_poll;
+};
+
+} // namespace lattice::studio
