@@ -31,7 +31,7 @@ void MainWindow::createNumericActions() {
   stepping->setToolTip(tr("Also execute each node's ops on the run inputs as the interpreter steps"));
   connect(stepping, &QAction::toggled, m_numeric, &NumericRun::setStepping);
   connect(makeAction(QStringLiteral("debug.firstDivergent"), tr("Go to First &Divergent Node"),
-                     QKeySequence(tr("Ctrl+Shift+D"))),
+                     QKeySequence(tr("Ctrl+Shift+G"))),
           &QAction::triggered, this, [this] {
             const QString node = m_numeric->firstDivergentNode();
             if (!node.isEmpty()) m_session->selectNode(node);
@@ -74,7 +74,7 @@ void MainWindow::onNumericStateChanged() {
     if (const RecordingCheck* check = m_numeric->recordingCheck())
       text += check->withinTolerance()
                   ? tr("; every recorded node within tolerance")
-                  : tr("; first divergent node: %1 (Ctrl+Shift+D)").arg(m_numeric->firstDivergentNode());
+                  : tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
     statusBar()->showMessage(text, 15000);
   }
   updateActions();
