@@ -16,6 +16,7 @@
 #include "WidgetTestSupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
@@ -419,6 +420,10 @@ void TestValueInspector::histogramChartBars() {
   QCOMPARE(chart.barValues(), (QList<qreal>{1, 3, 1, 1}));
   QCOMPARE(chart.binText(0), QStringLiteral("[-1, 0): 1"));
   QCOMPARE(chart.binText(3), QStringLiteral("[2, 3]: 1"));
+  // Four outline points per bar, on the x axis in the values' units: bin 1 is [0, 1) at 3.
+  QCOMPARE(chart.series()->upperSeries()->count(), 4 * 4);
+  QCOMPARE(chart.series()->upperSeries()->at(5), QPointF(0, 3));
+  QCOMPARE(chart.series()->upperSeries()->at(6), QPointF(1, 3));
   QVERIFY(!chart.grab().isNull());
 
   // A larger histogram, bar by bar against the core; empty bins on the log axis sit at its floor.

@@ -234,6 +234,12 @@ void DataFlowChart::rebuild() {
   xAxis->setTickInterval(tickInterval(n));
   xAxis->setLabelFormat(QStringLiteral("%d"));
   xAxis->setTitleText(tr("position along the data flow"));
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+  for (QAbstractAxis* axis : {static_cast<QAbstractAxis*>(xAxis), yAxis}) {
+    axis->setLabelsFont(small);
+    axis->setTitleFont(small);
+  }
   m_chart->addAxis(xAxis, Qt::AlignBottom);
   m_chart->addAxis(yAxis, Qt::AlignLeft);
   for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(m_line), static_cast<QAbstractSeries*>(m_thresholdLine),

@@ -1,14 +1,12 @@
-// HistogramChart: the bars are one QBarSet (bar i at x = i, width 1, so bins touch); the x axis
-// is a QCategoryAxis over the same positions whose labels sit on bin edges and give the values
-// there, so the axis reads in the values' units although the bars are placed by index.
+// HistogramChart: the bars are one QAreaSeries between a step outline (down to the floor at
+// every bin edge, so neighbouring bars stay apart) and the floor of the count axis; the x axis is
+// a plain value axis over [min, max], so labels read in the values' units.
 
 #include "numeric/HistogramChart.h"
 
 #include "graph/NodeStyle.h"
 
-#include <QBarSeries>
-#include <QBarSet>
-#include <QCategoryAxis>
+#include <QAreaSeries>
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
@@ -53,14 +51,16 @@ HistogramChart::HistogramChart(QWidget* parent)
   titleFont.setBold(true);
   m_chart->setTitleFont(titleFont);
 
-  m_set = new QBarSet(QString());
+  m_upper = new QLineSeries();
+  m_lower = new QLineSeries();
+  m_series = new QAreaSeries(m_upper, m_lower);
+  // The area series does not own its lines; as its children they go when it goes.
+  m_upper->setParent(m_series);
+  m_lower->setParent(m_series);
   QColor fill = palette::selection();
   fill.setAlpha(190);
-  m_set->setColor(fill);
-  m_set->setBorderColor(fill.darker(130));
-  m_series = new QBarSeries();
-  m_series->setBarWidth(1.0);
-  m_series->append(m_set);
+  m_series->setBrush(fill);
+  m_series->setPen(QPen(fill.darker(130), 1));
   m_chart->addSeries(m_series);
   m_zeroMarker = new QLineSeries();
   m_zeroMarker->setPen(QPen(palette::failed(), 1, Qt::DashLine));
@@ -82,9 +82,9 @@ HistogramChart::HistogramChart(QWidget* parent)
   m_stack->addWidget(m_messageLabel);
   m_stack->addWidget(m_view);
 
-  connect(m_series, &QBarSeries::hovered, this, [this](bool on, int index, QBarSet*) {
-    if (on)
-      QToolTip::showText(QCursor::pos(), binText(index), m_view);
+  connect(m_series, &QAreaSeries::hovered, this, [this](const QPointF& point, bool on) {
+    if (on && !m_histogram.counts.empty())
+      QToolTip::showText(QCursor::pos(), binText(m_histogram.binOf(point.x())), m_view);
     else
       QToolTip::hideText();
   });
@@ -131,12 +131,7 @@ void HistogramChart::setLogScale(bool on) {
 
 QString HistogramChart::title() const { return m_chart->title(); }
 
-QList<qreal> HistogramChart::barValues() const {
-  QList<qreal> out;
-  out.reserve(m_set->count());
-  for (int i = 0; i < m_set->count(); ++i) out.append(m_set->at(i));
-  return out;
-}
+QList<qreal> HistogramChart::barValues() const { return m_bars; }
 
 QString HistogramChart::binText(int bin) const {
   const auto& counts = m_histogram.counts;
@@ -154,9 +149,29 @@ void HistogramChart::showMessagePage() {
   m_stack->setCurrentWidget(m_messageLabel);
 }
 
+void HistogramChart::styleAxes() {
+  QFont small = font();
+  small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+  // Axis titles take room a short chart needs for its bars and labels (the compare view's Δ
+  // sits in a narrow pane); they come back when there is space.
+  const bool titles = height() >= kTitledAxesHeight;
+  for (QAbstractAxis* axis : m_chart->axes()) {
+    axis->setLabelsFont(small);
+    axis->setTitleFont(small);
+    axis->setTitleVisible(titles);
+  }
+}
+
+void HistogramChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  styleAxes();
+}
+
 void HistogramChart::rebuild() {
-  m_set->remove(0, m_set->count());
+  m_upper->clear();
+  m_lower->clear();
   m_zeroMarker->clear();
+  m_bars.clear();
   for (QAbstractAxis* axis : m_chart->axes()) {
     m_chart->removeAxis(axis);
     delete axis;
@@ -177,38 +192,10 @@ void HistogramChart::rebuild() {
 
   const int bins = static_cast<int>(h.counts.size());
   std::uint64_t tallest = 0;
-  QList<qreal> bars;
-  bars.reserve(bins);
   for (std::uint64_t c : h.counts) {
     tallest = std::max(tallest, c);
-    bars.append(m_log && c == 0 ? logFloor() : static_cast<qreal>(c));
+    m_bars.append(m_log && c == 0 ? logFloor() : static_cast<qreal>(c));
   }
-  m_set->append(bars);
-
-  // x: bar i is centred on i, so bin edge k is at k − 0.5; five labels on edges.
-  auto* xAxis = new QCategoryAxis();
-  xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  xAxis->setStartValue(-0.5);
-  xAxis->setRange(-0.5, bins - 0.5);
-  xAxis->setTitleText(m_valueTitle);
-  xAxis->setGridLineVisible(false);
-  if (bins == 1) {
-    xAxis->append(edgeText(h.min, 6), 0.0);
-  } else {
-    const int labels = std::min(bins, 4);
-    for (int i = 0; i <= labels; ++i) {
-      const int edge = static_cast<int>(std::lround(static_cast<double>(i) * bins / labels));
-      // More digits until the label differs from those before it (a narrow range).
-      for (int precision = 4; precision <= 10; ++precision) {
-        const QString text = edgeText(h.binLow(edge), precision);
-        if (!xAxis->categoriesLabels().contains(text)) {
-          xAxis->append(text, edge - 0.5);
-          break;
-        }
-      }
-    }
-  }
-  m_chart->addAxis(xAxis, Qt::AlignBottom);
 
   QAbstractAxis* yAxis = nullptr;
   qreal yLow = 0;
@@ -235,15 +222,43 @@ void HistogramChart::rebuild() {
     axis->setTitleText(tr("count"));
     yAxis = axis;
   }
+
+  // x in the values' units. One bin (every value equal) gets a unit-wide bar around it.
+  double lo = h.min;
+  double hi = h.max;
+  if (bins == 1) {
+    const double half = h.min == 0 ? 0.5 : std::abs(h.min) * 0.05;
+    lo = h.min - half;
+    hi = h.min + half;
+  }
+  const double width = (hi - lo) / bins;
+  QList<QPointF> outline;
+  outline.reserve(4 * bins);
+  for (int i = 0; i < bins; ++i) {
+    const double left = lo + width * i;
+    const double right = i + 1 == bins ? hi : lo + width * (i + 1);
+    outline << QPointF(left, yLow) << QPointF(left, m_bars[i]) << QPointF(right, m_bars[i]) << QPointF(right, yLow);
+  }
+  m_upper->replace(outline);
+  m_lower->append(lo, yLow);
+  m_lower->append(hi, yLow);
+
+  auto* xAxis = new QValueAxis();
+  xAxis->setRange(lo, hi);
+  xAxis->setTickCount(5);
+  xAxis->setLabelFormat(QStringLiteral("%.4g"));
+  xAxis->setTitleText(m_valueTitle);
+  xAxis->setGridLineVisible(false);
+  m_chart->addAxis(xAxis, Qt::AlignBottom);
   m_chart->addAxis(yAxis, Qt::AlignLeft);
+  styleAxes();
   m_series->attachAxis(xAxis);
   m_series->attachAxis(yAxis);
 
   // Where 0 falls, when it is inside the range.
   if (h.min < 0 && h.max > 0) {
-    const double x = (0.0 - h.min) / h.binWidth() - 0.5;
-    m_zeroMarker->append(x, yLow);
-    m_zeroMarker->append(x, yHigh);
+    m_zeroMarker->append(0.0, yLow);
+    m_zeroMarker->append(0.0, yHigh);
   }
   m_zeroMarker->attachAxis(xAxis);
   m_zeroMarker->attachAxis(yAxis);

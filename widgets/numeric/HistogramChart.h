@@ -1,7 +1,8 @@
 #pragma once
 /// \file HistogramChart: a core Histogram (runtime/ValueSummary.h) drawn with Qt Charts — one bar
-/// per bin over an x axis in the values' units, a linear or logarithmic count axis, a dashed
-/// marker where 0 falls, and a tooltip per bin (its range and count). The value inspector and
+/// per bin over [min, max] on an x axis in the values' units (an area series whose outline
+/// steps through every bin edge), a linear or logarithmic count axis, a dashed marker where 0
+/// falls, and a tooltip per bin (its range and count). The value inspector and
 /// the compare view's Δ of a weight (DeltaHistogram) both draw with it. A message (computing…,
 /// why there is nothing to show) replaces the chart.
 
@@ -13,8 +14,7 @@
 
 #include <vector>
 
-class QBarSeries;
-class QBarSet;
+class QAreaSeries;
 class QChart;
 class QChartView;
 class QLabel;
@@ -58,13 +58,20 @@ public:
 
   QChartView* view() const { return m_view; }
   QChart* chart() const { return m_chart; }
-  QBarSeries* series() const { return m_series; }
+  QAreaSeries* series() const { return m_series; }
 
   QSize sizeHint() const override { return {420, 220}; }
   QSize minimumSizeHint() const override { return {200, 120}; }
 
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+
 private:
+  /// Below this height the axes have no titles.
+  static constexpr int kTitledAxesHeight = 200;
+
   void rebuild();
+  void styleAxes();
   void showMessagePage();
 
   runtime::Histogram m_histogram;
@@ -79,9 +86,11 @@ private:
   QLabel* m_messageLabel;
   QChartView* m_view;
   QChart* m_chart;
-  QBarSeries* m_series;
-  QBarSet* m_set;
+  QAreaSeries* m_series;
+  QLineSeries* m_upper; ///< the bars' outline: per bin (lo, floor), (lo, count), (hi, count), (hi, floor)
+  QLineSeries* m_lower; ///< the floor of the count axis
   QLineSeries* m_zeroMarker;
+  QList<qreal> m_bars;
 };
 
 } // namespace lattice::studio
