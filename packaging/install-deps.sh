@@ -3,9 +3,11 @@
 # Runs apt-get as root, or through sudo.
 set -euo pipefail
 
+# qt6-charts-dev draws the studio's charts; its CMake config needs Qt6OpenGL(Widgets)'s, which
+# Debian 12 ships in libqt6opengl6-dev without qt6-charts-dev depending on it.
 packages=(
   cmake g++ make ccache pkg-config
-  qt6-base-dev qt6-svg-dev libgl-dev
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libtorch-dev libopenblas0-pthread libabsl-dev libgraphviz-dev graphviz nlohmann-json3-dev
   xvfb xauth python3 python3-torch
   desktop-file-utils appstream dpkg-dev

@@ -39,6 +39,8 @@
 
 using namespace lattice;
 using namespace lattice::studio;
+using lattice::runtime::computeHistogram;
+using lattice::runtime::Histogram;
 
 using namespace lattice::widgettest;
 
