@@ -126,10 +126,14 @@ Histogram computeHistogram(const std::int64_t* values, std::size_t count, int bi
 
 const char* valueKindName(ValueKind kind) {
   switch (kind) {
-  case ValueKind::None: return "none";
-  case ValueKind::Dense: return "dense";
-  case ValueKind::Sparse: return "sparse";
-  case ValueKind::Weight: return "weight";
+  case ValueKind::None:
+    return "none";
+  case ValueKind::Dense:
+    return "dense";
+  case ValueKind::Sparse:
+    return "sparse";
+  case ValueKind::Weight:
+    return "weight";
   }
   return "none";
 }

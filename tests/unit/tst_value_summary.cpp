@@ -39,10 +39,12 @@ Tensor intTensor(DType dtype, std::vector<std::int64_t> shape, std::vector<std::
 
 /// `rows` active rows (b, x, y, z) = (0, r mod 1000, r / 1000, 0), `channels` features per row
 /// from `features`.
-Sparse sparseValue(std::int64_t rows, std::int64_t channels, std::vector<float> features, Triple stride = {1, 1, 1},
-                   std::int64_t capacity = 0) {
+Sparse sparseValue(std::int64_t rows, std::int64_t channels, std::vector<float> features,
+                   Triple stride = {1, 1, 1}, std::int64_t capacity = 0) {
   std::vector<std::int32_t> coords;
-  for (std::int64_t r = 0; r < rows; ++r) coords.insert(coords.end(), {0, static_cast<std::int32_t>(r % 1000), static_cast<std::int32_t>(r / 1000), 0});
+  for (std::int64_t r = 0; r < rows; ++r)
+    coords.insert(coords.end(),
+                  {0, static_cast<std::int32_t>(r % 1000), static_cast<std::int32_t>(r / 1000), 0});
   Sparse s;
   s.coords = CoordSet::make(std::move(coords));
   s.stride = stride;
@@ -171,7 +173,8 @@ void TestValueSummary::sparseIgnoresRowsPastTheActiveOnes() {
 void TestValueSummary::f16Values() {
   // f16 values are floats f16 represents: 0.1 → 0.0999755859375, 65504 (the largest half),
   // -0.5, and 70000, which overflows to +inf. Finite sum 65503.5999755859375, mean a third of it.
-  const std::vector<float> values{roundToHalf(0.1f), roundToHalf(65504.0f), roundToHalf(-0.5f), roundToHalf(70000.0f)};
+  const std::vector<float> values{roundToHalf(0.1f), roundToHalf(65504.0f), roundToHalf(-0.5f),
+                                  roundToHalf(70000.0f)};
   QCOMPARE(values[0], 0.0999755859375f);
   QVERIFY(std::isinf(values[3]));
   const ValueSummary s = summarize(floatTensor(DType::F16, {4}, values), 8);
@@ -227,7 +230,8 @@ void TestValueSummary::emptyValues() {
   QCOMPARE(dense.shape, (std::vector<std::int64_t>{0, 3}));
   QCOMPARE(dense.count, 0u);
   QCOMPARE(dense.finite, 0u);
-  QVERIFY(std::isnan(dense.min) && std::isnan(dense.max) && std::isnan(dense.mean) && std::isnan(dense.stddev));
+  QVERIFY(std::isnan(dense.min) && std::isnan(dense.max) && std::isnan(dense.mean) &&
+          std::isnan(dense.stddev));
   QVERIFY(dense.histogram.counts.empty());
 
   const ValueSummary sparse = summarize(sparseValue(0, 4, {}), 8);
@@ -322,10 +326,12 @@ void TestValueSummary::momentsMatchANaiveTwoPassComputation() {
   QCOMPARE(s.negInf, inf);
   QCOMPARE(s.min, lo);
   QCOMPARE(s.max, hi);
-  QVERIFY2(std::abs(s.mean - mean) <= 1e-12 * std::max(1.0, std::abs(mean)), qPrintable(QString::number(s.mean - mean)));
+  QVERIFY2(std::abs(s.mean - mean) <= 1e-12 * std::max(1.0, std::abs(mean)),
+           qPrintable(QString::number(s.mean - mean)));
   QVERIFY2(std::abs(s.stddev - stddev) <= 1e-12 * stddev, qPrintable(QString::number(s.stddev - stddev)));
   std::uint64_t binned = 0;
-  for (std::uint64_t c : s.histogram.counts) binned += c;
+  for (std::uint64_t c : s.histogram.counts)
+    binned += c;
   QCOMPARE(binned, n);
   QCOMPARE(s.histogram.counts.size(), std::size_t(50));
 }
@@ -334,7 +340,8 @@ void TestValueSummary::momentsSurviveALargeOffset() {
   // 10 000 + 0.5 · (±1) alternating: mean 10 000, std exactly 0.5. E[x²] − E[x]² in double would
   // lose most digits here; the two-pass deviations do not.
   std::vector<float> values;
-  for (int i = 0; i < 10000; ++i) values.push_back(i % 2 ? 10000.5f : 9999.5f);
+  for (int i = 0; i < 10000; ++i)
+    values.push_back(i % 2 ? 10000.5f : 9999.5f);
   const ValueSummary s = summarize(floatTensor(DType::F32, {10000}, values), 2);
   QCOMPARE(s.mean, 10000.0);
   QCOMPARE(s.stddev, 0.5);

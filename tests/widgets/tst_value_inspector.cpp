@@ -57,7 +57,8 @@ Tensor intTensor(std::vector<std::int64_t> shape, std::vector<std::int64_t> valu
   return t;
 }
 
-Sparse sparse(std::vector<std::int32_t> coords, std::int64_t channels, std::vector<float> features, Triple stride) {
+Sparse sparse(std::vector<std::int32_t> coords, std::int64_t channels, std::vector<float> features,
+              Triple stride) {
   Sparse s;
   s.coords = CoordSet::make(std::move(coords));
   s.stride = stride;
@@ -80,9 +81,11 @@ Sparse largeSparse(std::int64_t rows, std::int64_t channels) {
   coords.reserve(static_cast<std::size_t>(rows * 4));
   auto features = std::make_shared<std::vector<float>>(static_cast<std::size_t>(rows * channels));
   for (std::int64_t r = 0; r < rows; ++r) {
-    coords.insert(coords.end(), {0, static_cast<std::int32_t>(r % 500), static_cast<std::int32_t>(r / 500), 7});
+    coords.insert(coords.end(),
+                  {0, static_cast<std::int32_t>(r % 500), static_cast<std::int32_t>(r / 500), 7});
     for (std::int64_t c = 0; c < channels; ++c)
-      (*features)[static_cast<std::size_t>(r * channels + c)] = static_cast<float>(r) + static_cast<float>(c) / 100.0f;
+      (*features)[static_cast<std::size_t>(r * channels + c)] =
+          static_cast<float>(r) + static_cast<float>(c) / 100.0f;
   }
   Sparse s;
   s.coords = CoordSet::make(std::move(coords));
@@ -93,10 +96,16 @@ Sparse largeSparse(std::int64_t rows, std::int64_t channels) {
   return s;
 }
 
-QString cell(const QAbstractItemModel& m, int row, int column) { return m.index(row, column).data().toString(); }
-QString header(const QAbstractItemModel& m, int column) { return m.headerData(column, Qt::Horizontal).toString(); }
+QString cell(const QAbstractItemModel& m, int row, int column) {
+  return m.index(row, column).data().toString();
+}
+QString header(const QAbstractItemModel& m, int column) {
+  return m.headerData(column, Qt::Horizontal).toString();
+}
 
-std::vector<std::uint8_t> bytesOf(const TensorData& t) { return {t.data(), t.data() + t.byteSize()}; }
+std::vector<std::uint8_t> bytesOf(const TensorData& t) {
+  return {t.data(), t.data() + t.byteSize()};
+}
 template <typename T> std::vector<std::uint8_t> rawBytes(const std::vector<T>& v) {
   std::vector<std::uint8_t> out(v.size() * sizeof(T));
   if (!out.empty()) std::memcpy(out.data(), v.data(), out.size());
@@ -133,7 +142,8 @@ void TestValueInspector::sparseRows() {
   QCOMPARE(model.totalRows(), 3);
   QCOMPARE(model.coordinateColumns(), 4);
   const QStringList headers{"b", "x", "y", "z", "f0", "f1"};
-  for (int c = 0; c < 6; ++c) QCOMPARE(header(model, c), headers[c]);
+  for (int c = 0; c < 6; ++c)
+    QCOMPARE(header(model, c), headers[c]);
   QCOMPARE(model.headerData(2, Qt::Vertical).toString(), QStringLiteral("2"));
   // Physical coordinates (see smallSparse).
   const QStringList row0{"0", "2", "2", "12", "0.5", "-1"};
@@ -154,7 +164,8 @@ void TestValueInspector::sparseRows() {
   const std::vector<NamedTensor> stored = sparseTensors("v", smallSparse());
   const auto* coords = stored[0].tensor.as<std::int32_t>();
   for (int r = 0; r < 3; ++r)
-    for (int a = 0; a < 4; ++a) QCOMPARE(cell(model, r, a), QString::number(coords[r * 4 + a]));
+    for (int a = 0; a < 4; ++a)
+      QCOMPARE(cell(model, r, a), QString::number(coords[r * 4 + a]));
   model.clear();
   QCOMPARE(model.rowCount(), 0);
   QCOMPARE(model.columnCount(), 0);
@@ -224,7 +235,8 @@ void TestValueInspector::pagingGrowsRowCount() {
   // Row 2499 = (0, 2499 mod 500, 2499 / 500, 7) = (0, 499, 4, 7), f2 = 2499.02.
   QCOMPARE(cell(model, 2499, 1), QStringLiteral("499"));
   QCOMPARE(cell(model, 2499, 2), QStringLiteral("4"));
-  QCOMPARE(model.index(2499, 6).data(ValueRowsModel::ValueRole).toDouble(), static_cast<double>(2499.0f + 0.02f));
+  QCOMPARE(model.index(2499, 6).data(ValueRowsModel::ValueRole).toDouble(),
+           static_cast<double>(2499.0f + 0.02f));
   // A new value starts at its first page again.
   model.setValue(largeSparse(1500, 1));
   QCOMPARE(model.rowCount(), 1000);
@@ -249,7 +261,8 @@ void TestValueInspector::columnsAreCapped() {
   QCOMPARE(header(model, 4 + 255), QStringLiteral("f255 (+44 more)"));
   QCOMPARE(model.columnsNote(), QStringLiteral("showing the first 256 of 300 features"));
   // Row 2, f255 = 2 + 2.55.
-  QCOMPARE(model.index(2, 4 + 255).data(ValueRowsModel::ValueRole).toDouble(), static_cast<double>(2.0f + 2.55f));
+  QCOMPARE(model.index(2, 4 + 255).data(ValueRowsModel::ValueRole).toDouble(),
+           static_cast<double>(2.0f + 2.55f));
 }
 
 void TestValueInspector::largeSparseValue() {
@@ -273,7 +286,8 @@ void TestValueInspector::largeSparseValue() {
   QCOMPARE(cell(model, 99999, 1), QStringLiteral("499"));
   QCOMPARE(cell(model, 99999, 2), QStringLiteral("199"));
   QCOMPARE(cell(model, 99999, 3), QStringLiteral("7"));
-  QCOMPARE(model.index(99999, 4 + 63).data(ValueRowsModel::ValueRole).toDouble(), static_cast<double>(99999.0f + 0.63f));
+  QCOMPARE(model.index(99999, 4 + 63).data(ValueRowsModel::ValueRole).toDouble(),
+           static_cast<double>(99999.0f + 0.63f));
   view.scrollToBottom();
   QVERIFY(!view.grab().isNull());
 }
@@ -428,13 +442,15 @@ void TestValueInspector::histogramChartBars() {
 
   // A larger histogram, bar by bar against the core; empty bins on the log axis sit at its floor.
   std::vector<float> spread;
-  for (int i = 0; i < 1000; ++i) spread.push_back(static_cast<float>(i % 37) * (i % 3 ? 1.0f : -0.25f));
+  for (int i = 0; i < 1000; ++i)
+    spread.push_back(static_cast<float>(i % 37) * (i % 3 ? 1.0f : -0.25f));
   const Histogram core = computeHistogram(spread, 64);
   chart.setValues(spread, QStringLiteral("spread"), 64);
   QCOMPARE(chart.histogram().counts, core.counts);
   const QList<qreal> bars = chart.barValues();
   QCOMPARE(bars.size(), 64);
-  for (int i = 0; i < 64; ++i) QCOMPARE(bars[i], static_cast<qreal>(core.counts[static_cast<std::size_t>(i)]));
+  for (int i = 0; i < 64; ++i)
+    QCOMPARE(bars[i], static_cast<qreal>(core.counts[static_cast<std::size_t>(i)]));
   chart.setLogScale(true);
   const QList<qreal> logBars = chart.barValues();
   for (int i = 0; i < 64; ++i) {
@@ -494,7 +510,8 @@ void TestValueInspector::dataFlowChartClicks() {
   chart.show();
   QVERIFY(QTest::qWaitForWindowExposed(&chart));
   std::vector<DataFlowChart::Point> points;
-  for (int i = 0; i < 12; ++i) points.emplace_back(QStringLiteral("%op%1").arg(i), 1e-4 * (i + 1));
+  for (int i = 0; i < 12; ++i)
+    points.emplace_back(QStringLiteral("%op%1").arg(i), 1e-4 * (i + 1));
   chart.setValues(points, 5e-4);
   QCOMPARE(chart.aboveThreshold().size(), 7); // 6e-4 … 1.2e-3
   QApplication::processEvents();

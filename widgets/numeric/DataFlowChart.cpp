@@ -61,8 +61,9 @@ DataFlowChart::DataFlowChart(QWidget* parent) : QWidget(parent), m_valueTitle(tr
   m_currentMark->setMarkerSize(14);
   m_currentMark->setColor(Qt::transparent);
   m_currentMark->setPen(QPen(palette::current(), 2.5));
-  for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(m_line), static_cast<QAbstractSeries*>(m_thresholdLine),
-                             static_cast<QAbstractSeries*>(m_above), static_cast<QAbstractSeries*>(m_currentMark)})
+  for (QAbstractSeries* s :
+       {static_cast<QAbstractSeries*>(m_line), static_cast<QAbstractSeries*>(m_thresholdLine),
+        static_cast<QAbstractSeries*>(m_above), static_cast<QAbstractSeries*>(m_currentMark)})
     m_chart->addSeries(s);
 
   m_view = new QChartView(m_chart, this);
@@ -104,7 +105,9 @@ void DataFlowChart::setLogScale(bool on) {
   rebuild();
 }
 
-void DataFlowChart::setTitle(const QString& title) { m_chart->setTitle(title); }
+void DataFlowChart::setTitle(const QString& title) {
+  m_chart->setTitle(title);
+}
 
 void DataFlowChart::setValueTitle(const QString& title) {
   m_valueTitle = title;
@@ -131,7 +134,8 @@ QList<int> DataFlowChart::aboveThreshold() const {
 }
 
 double DataFlowChart::plottedValue(int index) const {
-  if (index < 0 || index >= static_cast<int>(m_plotted.size())) return std::numeric_limits<double>::quiet_NaN();
+  if (index < 0 || index >= static_cast<int>(m_plotted.size()))
+    return std::numeric_limits<double>::quiet_NaN();
   return m_plotted[static_cast<std::size_t>(index)];
 }
 
@@ -181,7 +185,8 @@ void DataFlowChart::rebuild() {
     anyFinite = true;
     if (v > 0) smallestPositive = std::min(smallestPositive, v);
   };
-  for (const Point& p : m_values) include(p.second);
+  for (const Point& p : m_values)
+    include(p.second);
   include(m_threshold);
 
   QAbstractAxis* yAxis = nullptr;
@@ -242,8 +247,9 @@ void DataFlowChart::rebuild() {
   }
   m_chart->addAxis(xAxis, Qt::AlignBottom);
   m_chart->addAxis(yAxis, Qt::AlignLeft);
-  for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(m_line), static_cast<QAbstractSeries*>(m_thresholdLine),
-                             static_cast<QAbstractSeries*>(m_above), static_cast<QAbstractSeries*>(m_currentMark)}) {
+  for (QAbstractSeries* s :
+       {static_cast<QAbstractSeries*>(m_line), static_cast<QAbstractSeries*>(m_thresholdLine),
+        static_cast<QAbstractSeries*>(m_above), static_cast<QAbstractSeries*>(m_currentMark)}) {
     s->attachAxis(xAxis);
     s->attachAxis(yAxis);
   }
@@ -254,7 +260,8 @@ void DataFlowChart::rebuild() {
 
 void DataFlowChart::updateMarks() {
   QList<QPointF> points;
-  for (int i : aboveThreshold()) points.append(QPointF(i, plottedValue(i)));
+  for (int i : aboveThreshold())
+    points.append(QPointF(i, plottedValue(i)));
   m_above->replace(points);
 }
 

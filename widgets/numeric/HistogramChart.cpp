@@ -27,7 +27,9 @@ namespace lattice::studio {
 
 namespace {
 
-QString edgeText(double value, int precision) { return QString::number(value, 'g', precision); }
+QString edgeText(double value, int precision) {
+  return QString::number(value, 'g', precision);
+}
 
 /// The tick step of a count axis up to `tallest`: 1, 2 or 5 × 10^k, at least 1.
 double countStep(std::uint64_t tallest) {
@@ -129,9 +131,13 @@ void HistogramChart::setLogScale(bool on) {
   if (m_hasData) rebuild();
 }
 
-QString HistogramChart::title() const { return m_chart->title(); }
+QString HistogramChart::title() const {
+  return m_chart->title();
+}
 
-QList<qreal> HistogramChart::barValues() const { return m_bars; }
+QList<qreal> HistogramChart::barValues() const {
+  return m_bars;
+}
 
 QString HistogramChart::binText(int bin) const {
   const auto& counts = m_histogram.counts;
@@ -237,7 +243,8 @@ void HistogramChart::rebuild() {
   for (int i = 0; i < bins; ++i) {
     const double left = lo + width * i;
     const double right = i + 1 == bins ? hi : lo + width * (i + 1);
-    outline << QPointF(left, yLow) << QPointF(left, m_bars[i]) << QPointF(right, m_bars[i]) << QPointF(right, yLow);
+    outline << QPointF(left, yLow) << QPointF(left, m_bars[i]) << QPointF(right, m_bars[i])
+            << QPointF(right, yLow);
   }
   m_upper->replace(outline);
   m_lower->append(lo, yLow);

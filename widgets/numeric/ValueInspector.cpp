@@ -33,27 +33,38 @@ namespace lattice::studio {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
-std::string keyName(const std::string& name) { return !name.empty() && name.front() == '%' ? name.substr(1) : name; }
+std::string keyName(const std::string& name) {
+  return !name.empty() && name.front() == '%' ? name.substr(1) : name;
+}
 
 std::uint64_t elementCount(const runtime::RuntimeValue& value) {
-  if (const auto* t = std::get_if<runtime::Tensor>(&value)) return static_cast<std::uint64_t>(std::max<std::int64_t>(0, t->numel()));
+  if (const auto* t = std::get_if<runtime::Tensor>(&value))
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, t->numel()));
   if (const auto* s = std::get_if<runtime::Sparse>(&value))
     return static_cast<std::uint64_t>(std::max<std::int64_t>(0, s->rows() * s->channels));
-  if (const auto* w = std::get_if<runtime::WeightRef>(&value)) return static_cast<std::uint64_t>(std::max<std::int64_t>(0, w->dense.numel()));
+  if (const auto* w = std::get_if<runtime::WeightRef>(&value))
+    return static_cast<std::uint64_t>(std::max<std::int64_t>(0, w->dense.numel()));
   return 0;
 }
 
-QString countText(std::uint64_t n) { return QLocale().toString(static_cast<qulonglong>(n)); }
+QString countText(std::uint64_t n) {
+  return QLocale().toString(static_cast<qulonglong>(n));
+}
 
 QString shapeText(const std::vector<std::int64_t>& shape) {
   QStringList parts;
-  for (std::int64_t d : shape) parts << QString::number(d);
+  for (std::int64_t d : shape)
+    parts << QString::number(d);
   return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-bool isFloatDType(DType d) { return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64; }
+bool isFloatDType(DType d) {
+  return d == DType::F32 || d == DType::F16 || d == DType::BF16 || d == DType::F64;
+}
 
 /// A min or max: the element itself (floats as the shortest text of the float, integers whole).
 QString elementText(double v, DType dtype) {
@@ -62,7 +73,9 @@ QString elementText(double v, DType dtype) {
 }
 
 /// A mean or std: a double, to 8 significant digits.
-QString momentText(double v) { return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'g', 8); }
+QString momentText(double v) {
+  return std::isnan(v) ? QStringLiteral("—") : QString::number(v, 'g', 8);
+}
 
 struct Field {
   const char* key;
@@ -116,7 +129,8 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
   m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_title->setWordWrap(true);
   m_save = new QPushButton(tr("Save Value…"), content);
-  m_save->setToolTip(tr("Write the value as .safetensors (sparse values as NAME.coords, NAME.features and NAME.active)"));
+  m_save->setToolTip(
+      tr("Write the value as .safetensors (sparse values as NAME.coords, NAME.features and NAME.active)"));
   auto* titleRow = new QHBoxLayout();
   titleRow->addWidget(m_title, 1);
   titleRow->addWidget(m_save);
@@ -159,7 +173,8 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
   m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  m_table->horizontalHeader()->setDefaultSectionSize(fontMetrics().horizontalAdvance(QStringLiteral("-0.000123456")) + 12);
+  m_table->horizontalHeader()->setDefaultSectionSize(
+      fontMetrics().horizontalAdvance(QStringLiteral("-0.000123456")) + 12);
   m_columnsNote = new QLabel(content);
   m_goTo = new QSpinBox(content);
   m_goTo->setPrefix(tr("Go to row "));
@@ -197,7 +212,9 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
 
 ValueInspector::~ValueInspector() = default;
 
-void ValueInspector::clear() { setMessage(tr("Select a node or op that has a value")); }
+void ValueInspector::clear() {
+  setMessage(tr("Select a node or op that has a value"));
+}
 
 void ValueInspector::setMessage(const QString& message) {
   ++m_generation; // a summary still computing is dropped
@@ -211,11 +228,17 @@ void ValueInspector::setMessage(const QString& message) {
   m_stack->setCurrentWidget(m_messageLabel);
 }
 
-bool ValueInspector::showsMessage() const { return m_stack->currentWidget() == m_messageLabel; }
+bool ValueInspector::showsMessage() const {
+  return m_stack->currentWidget() == m_messageLabel;
+}
 
-QString ValueInspector::message() const { return showsMessage() ? m_messageLabel->text() : QString(); }
+QString ValueInspector::message() const {
+  return showsMessage() ? m_messageLabel->text() : QString();
+}
 
-QString ValueInspector::titleText() const { return m_title->text(); }
+QString ValueInspector::titleText() const {
+  return m_title->text();
+}
 
 QString ValueInspector::fieldText(const QString& key) const {
   QLabel* label = m_fields.value(key);
@@ -231,12 +254,14 @@ void ValueInspector::setValue(const QString& name, const runtime::RuntimeValue& 
   m_name = name;
   m_value = value;
   m_summary = runtime::ValueSummary();
-  m_title->setText(QStringLiteral("<b>%1</b> — %2").arg(name.toHtmlEscaped(), qs(runtime::describeValue(value)).toHtmlEscaped()));
+  m_title->setText(QStringLiteral("<b>%1</b> — %2")
+                       .arg(name.toHtmlEscaped(), qs(runtime::describeValue(value)).toHtmlEscaped()));
   m_rows->setValue(value);
   m_columnsNote->setText(m_rows->columnsNote());
   m_columnsNote->setVisible(m_rows->columnsCapped());
   m_goTo->blockSignals(true);
-  m_goTo->setRange(0, static_cast<int>(std::max<std::int64_t>(0, std::min<std::int64_t>(m_rows->totalRows() - 1, INT_MAX))));
+  m_goTo->setRange(0, static_cast<int>(std::max<std::int64_t>(
+                          0, std::min<std::int64_t>(m_rows->totalRows() - 1, INT_MAX))));
   m_goTo->setValue(0);
   m_goTo->blockSignals(false);
   m_goTo->setEnabled(m_rows->totalRows() > 1);
@@ -249,7 +274,8 @@ void ValueInspector::setValue(const QString& name, const runtime::RuntimeValue& 
     return;
   }
   m_summaryRunning = true;
-  for (QLabel* label : std::as_const(m_fields)) label->setText(tr("computing…"));
+  for (QLabel* label : std::as_const(m_fields))
+    label->setText(tr("computing…"));
   m_histogram->setMessage(tr("Computing the histogram of %1 elements…").arg(countText(elementCount(value))));
   auto* watcher = new QFutureWatcher<runtime::ValueSummary>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
@@ -294,8 +320,9 @@ void ValueInspector::showSummary() {
   if (s.count == 0)
     m_histogram->setMessage(s.note.empty() ? tr("No elements") : qs(s.note));
   else
-    m_histogram->setHistogram(s.histogram, tr("%1 elements, %2 zero, %3 non-finite")
-                                               .arg(countText(s.count), countText(s.zeros), countText(s.nonFinite())));
+    m_histogram->setHistogram(s.histogram,
+                              tr("%1 elements, %2 zero, %3 non-finite")
+                                  .arg(countText(s.count), countText(s.zeros), countText(s.nonFinite())));
   Q_EMIT summaryReady();
 }
 
@@ -311,11 +338,12 @@ void ValueInspector::saveInteractively() {
   QString base = m_name;
   if (base.startsWith(QLatin1Char('%'))) base.remove(0, 1);
   base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]")), QStringLiteral("_"));
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save Value"), base + QStringLiteral(".safetensors"),
-                                                    tr("Safetensors (*.safetensors)"));
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Save Value"), base + QStringLiteral(".safetensors"), tr("Safetensors (*.safetensors)"));
   if (path.isEmpty()) return;
   const QString error = saveValue(path);
-  if (!error.isEmpty()) QMessageBox::warning(this, tr("Save Value"), tr("Could not save %1: %2").arg(m_name, error));
+  if (!error.isEmpty())
+    QMessageBox::warning(this, tr("Save Value"), tr("Could not save %1: %2").arg(m_name, error));
 }
 
 void ValueInspector::goToRow(int row) {

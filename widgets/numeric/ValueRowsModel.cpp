@@ -26,7 +26,9 @@ QString floatText(float value) {
 ValueRowsModel::ValueRowsModel(QObject* parent, int pageRows, int maxColumns)
     : QAbstractTableModel(parent), m_pageRows(std::max(1, pageRows)), m_maxColumns(std::max(1, maxColumns)) {}
 
-void ValueRowsModel::clear() { setValue(runtime::RuntimeValue()); }
+void ValueRowsModel::clear() {
+  setValue(runtime::RuntimeValue());
+}
 
 void ValueRowsModel::setValue(const runtime::RuntimeValue& value) {
   beginResetModel();
@@ -63,7 +65,8 @@ void ValueRowsModel::setValue(const runtime::RuntimeValue& value) {
     m_totalRows = s->rows();
     m_valueColumns = s->channels;
     m_coords = s->coords ? s->coords->data().data() : nullptr;
-    for (int a = 0; a < 3; ++a) m_stride[a] = s->stride[static_cast<std::size_t>(a)];
+    for (int a = 0; a < 3; ++a)
+      m_stride[a] = s->stride[static_cast<std::size_t>(a)];
     if (s->features && static_cast<std::int64_t>(s->features->size()) >= m_totalRows * m_valueColumns)
       m_floats = s->features->data();
     if (!m_floats) m_valueColumns = 0;
@@ -84,7 +87,9 @@ void ValueRowsModel::setValue(const runtime::RuntimeValue& value) {
   endResetModel();
 }
 
-int ValueRowsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_loadedRows; }
+int ValueRowsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_loadedRows;
+}
 
 int ValueRowsModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : coordinateColumns() + m_shownColumns;
@@ -96,14 +101,16 @@ bool ValueRowsModel::canFetchMore(const QModelIndex& parent) const {
 
 void ValueRowsModel::fetchMore(const QModelIndex& parent) {
   if (!canFetchMore(parent)) return;
-  const int add = static_cast<int>(std::min<std::int64_t>(m_pageRows, std::min<std::int64_t>(m_totalRows, INT_MAX) - m_loadedRows));
+  const int add = static_cast<int>(
+      std::min<std::int64_t>(m_pageRows, std::min<std::int64_t>(m_totalRows, INT_MAX) - m_loadedRows));
   beginInsertRows(QModelIndex(), m_loadedRows, m_loadedRows + add - 1);
   m_loadedRows += add;
   endInsertRows();
 }
 
 void ValueRowsModel::fetchUpTo(std::int64_t row) {
-  while (row >= m_loadedRows && canFetchMore(QModelIndex())) fetchMore(QModelIndex());
+  while (row >= m_loadedRows && canFetchMore(QModelIndex()))
+    fetchMore(QModelIndex());
 }
 
 QString ValueRowsModel::columnsNote() const {
@@ -140,19 +147,22 @@ QVariant ValueRowsModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const int column = index.column();
   switch (role) {
-  case Qt::DisplayRole: return cellText(index.row(), column);
+  case Qt::DisplayRole:
+    return cellText(index.row(), column);
   case ValueRole: {
     const Cell c = cell(index.row(), column);
     return c.isInt ? QVariant(static_cast<qlonglong>(c.i)) : QVariant(static_cast<double>(c.f));
   }
-  case Qt::TextAlignmentRole: return QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter));
+  case Qt::TextAlignmentRole:
+    return QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter));
   case Qt::ForegroundRole: {
     const Cell c = cell(index.row(), column);
     if (!c.isInt && !std::isfinite(c.f)) return QBrush(QColor(200, 30, 30));
     if (m_sparse && column < 4) return QBrush(QColor(90, 90, 90));
     return {};
   }
-  default: return {};
+  default:
+    return {};
   }
 }
 
@@ -171,7 +181,8 @@ QString ValueRowsModel::columnName(int column) const {
     rest /= extent;
   }
   QStringList parts;
-  for (std::int64_t i : idx) parts << QString::number(i);
+  for (std::int64_t i : idx)
+    parts << QString::number(i);
   return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
@@ -190,7 +201,10 @@ QVariant ValueRowsModel::headerData(int section, Qt::Orientation orientation, in
   }
   if (role == Qt::ToolTipRole) {
     if (m_sparse && section < 4)
-      return tr("physical coordinate (logical × stride (%1, %2, %3))").arg(m_stride[0]).arg(m_stride[1]).arg(m_stride[2]);
+      return tr("physical coordinate (logical × stride (%1, %2, %3))")
+          .arg(m_stride[0])
+          .arg(m_stride[1])
+          .arg(m_stride[2]);
     return columnsCapped() ? columnsNote() : QVariant();
   }
   return {};
