@@ -305,6 +305,11 @@ void MainWindow::createMenus() {
   view->addSeparator();
   view->addAction(action(QStringLiteral("view.minimap")));
   view->addAction(action(QStringLiteral("view.legend")));
+  QMenu* overlay = view->addMenu(tr("&Overlay"));
+  for (const char* id : {"view.overlayNone", "view.overlayTime", "view.overlayAccuracy"})
+    overlay->addAction(action(QString::fromLatin1(id)));
+  overlay->addSeparator();
+  overlay->addAction(action(QStringLiteral("view.overlayThreshold")));
   m_panelsMenu = view->addMenu(tr("&Panels"));
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));

@@ -36,6 +36,7 @@ class CompareView;
 class GraphView;
 class GraphWidget;
 class NumericRun;
+enum class OverlayMode;
 class ShortcutsDialog;
 class StudioSession;
 
@@ -132,6 +133,10 @@ private:
   /// run's progress in the status bar (MainWindowNumeric.cpp).
   void createNumericActions();
   void onNumericStateChanged();
+  /// The View ▸ Overlay choice.
+  OverlayMode overlayMode() const;
+  /// Colours the model graph by the overlay (and shows its legend).
+  void applyOverlay();
   void createMenus();
   void createToolBar();
   void createStatusBar();
@@ -175,6 +180,7 @@ private:
   StudioSession* m_session = nullptr;
   NumericRun* m_numeric = nullptr;
   QProgressBar* m_runProgress = nullptr;
+  QLabel* m_overlayLegend = nullptr;
   GraphWidget* m_graph = nullptr;
   QTabWidget* m_tabs = nullptr;
   QMenu* m_recentMenu = nullptr;

@@ -7,6 +7,7 @@
 #include "MainWindow.h"
 
 #include "graph/GraphWidget.h"
+#include "numeric/ValuesPanel.h"
 #include "panels/Panels.h"
 
 #include <QAction>
@@ -22,6 +23,11 @@ namespace lattice::studio {
 void MainWindow::createDocks() {
   for (QDockWidget* dock : createPanels(m_session, this))
     addPanel(dock, defaultPanelArea(dock));
+  // The numeric debugger's values: the selected node's concrete value, time and error.
+  auto* values = new QDockWidget(tr("Values"), this);
+  values->setObjectName(QStringLiteral("valuesDock"));
+  values->setWidget(new ValuesPanel(m_session, m_numeric, values));
+  addPanel(values, Qt::RightDockWidgetArea);
 }
 
 void MainWindow::addPanel(QDockWidget* dock, Qt::DockWidgetArea area) {

@@ -1,15 +1,22 @@
 // MainWindow's numeric debugger (issue 21): Debug ▸ Run on Inputs (the model's artifact lowered in
 // memory and executed on a worker, progress in the status bar, Esc cancels), Run Inputs…,
-// Numeric Stepping (each stepped node's ops run too), and Go to First Divergent Node (against the
-// archive's recorded activations). The values themselves are shown by the panels.
+// Numeric Stepping (each stepped node's ops run too), Go to First Divergent Node (against the
+// archive's recorded activations), and View ▸ Overlay (time or accuracy colours on the model
+// graph, with the legend in the status bar). The values themselves are in the Values dock.
 
 #include "MainWindow.h"
 
 #include "StudioSession.h"
+#include "graph/GraphScene.h"
+#include "graph/GraphWidget.h"
 #include "numeric/NumericInputsDialog.h"
+#include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
 
 #include <QAction>
+#include <QActionGroup>
+#include <QInputDialog>
+#include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
 #include <QStatusBar>
@@ -36,6 +43,33 @@ void MainWindow::createNumericActions() {
             const QString node = m_numeric->firstDivergentNode();
             if (!node.isEmpty()) m_session->selectNode(node);
           });
+  // View ▸ Overlay: colour the model graph by time or by error against the recorded golden.
+  auto* overlays = new QActionGroup(this);
+  const std::pair<const char*, QString> modes[] = {
+      {"view.overlayNone", tr("&None")}, {"view.overlayTime", tr("&Time")}, {"view.overlayAccuracy", tr("&Accuracy")}};
+  for (const auto& [id, text] : modes) {
+    QAction* a = makeAction(QString::fromLatin1(id), text);
+    a->setCheckable(true);
+    overlays->addAction(a);
+    connect(a, &QAction::triggered, this, &MainWindow::applyOverlay);
+  }
+  action(QStringLiteral("view.overlayNone"))->setChecked(true);
+  connect(makeAction(QStringLiteral("view.overlayThreshold"), tr("Accuracy &Threshold…")), &QAction::triggered, this,
+          [this] {
+            bool ok = false;
+            const double t = QInputDialog::getDouble(this, tr("Accuracy Threshold"),
+                                                     tr("Relative L2 error above which a node diverges:"),
+                                                     m_numeric->tolerance(), 0.0, 1e6, 8, &ok, Qt::WindowFlags(), 1e-5);
+            if (ok) m_numeric->setTolerance(t);
+          });
+  m_overlayLegend = new QLabel(this);
+  m_overlayLegend->setObjectName(QStringLiteral("overlayLegend"));
+  m_overlayLegend->setTextFormat(Qt::RichText);
+  m_overlayLegend->hide();
+  statusBar()->addPermanentWidget(m_overlayLegend);
+  connect(m_numeric, &NumericRun::valuesChanged, this, &MainWindow::applyOverlay);
+  connect(m_graph, &GraphWidget::layoutFinished, this, &MainWindow::applyOverlay);
+
   // Esc (debug.interrupt) also cancels a numeric run.
   connect(action(QStringLiteral("debug.interrupt")), &QAction::triggered, m_numeric, &NumericRun::cancel);
 
@@ -55,6 +89,20 @@ void MainWindow::createNumericActions() {
     if (!node.isEmpty()) m_session->selectNode(node);
     statusBar()->showMessage(tr("Run failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)), 15000);
   });
+}
+
+OverlayMode MainWindow::overlayMode() const {
+  if (action(QStringLiteral("view.overlayTime"))->isChecked()) return OverlayMode::Time;
+  if (action(QStringLiteral("view.overlayAccuracy"))->isChecked()) return OverlayMode::Accuracy;
+  return OverlayMode::None;
+}
+
+void MainWindow::applyOverlay() {
+  const OverlayMode mode = overlayMode();
+  m_graph->scene()->setHeat(overlayColours(mode, *m_numeric, m_graph->grouping()));
+  const QString legend = overlayLegend(mode, *m_numeric);
+  m_overlayLegend->setText(legend);
+  m_overlayLegend->setVisible(!legend.isEmpty());
 }
 
 void MainWindow::onNumericStateChanged() {

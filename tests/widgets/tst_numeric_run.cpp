@@ -10,7 +10,12 @@
 #include "model/Archive.h"
 #include "model/LoadModel.h"
 #include "numeric/NumericInputsDialog.h"
+#include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
+#include "numeric/ValueInspector.h"
+#include "numeric/ValueRowsModel.h"
+#include "numeric/DataFlowChart.h"
+#include "numeric/ValuesPanel.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 
@@ -260,6 +265,25 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
   QVERIFY(go->isEnabled());
   go->trigger();
   QCOMPARE(window.session()->selectedNode(), QStringLiteral("blocks_0_1"));
+
+  // The Values dock shows the selected node's value and its error; the chart has every node.
+  auto* panel = window.findChild<ValuesPanel*>(QStringLiteral("valuesPanel"));
+  QVERIFY(panel);
+  QVERIFY2(panel->headerText().contains(QStringLiteral("blocks_0_1")), qPrintable(panel->headerText()));
+  QVERIFY2(panel->headerText().contains(QStringLiteral("relative L2 0.333")), qPrintable(panel->headerText()));
+  QCOMPARE(panel->inspector()->rowsModel()->totalRows(), qint64(200));
+  QCOMPARE(int(panel->chart()->values().size()), 7); // x and the six layers (the output is blocks_1_2)
+
+  // The accuracy overlay marks exactly the node over the threshold red, the others green; the
+  // time overlay colours every node that ran ops.
+  window.action(QStringLiteral("view.overlayAccuracy"))->trigger();
+  const QHash<QString, QColor> accuracy = overlayColours(OverlayMode::Accuracy, *run, nullptr);
+  QCOMPARE(accuracy.value(QStringLiteral("blocks_0_1")), heatColor(1.0));
+  for (const QString& node : {QStringLiteral("x"), QStringLiteral("blocks_0_0"), QStringLiteral("blocks_1_2")})
+    QCOMPARE(accuracy.value(node), heatColor(0.0));
+  const QHash<QString, QColor> time = overlayColours(OverlayMode::Time, *run, nullptr);
+  QCOMPARE(time.size(), 7);
+  QVERIFY(!time.contains(QStringLiteral("output")));
 }
 
 void TestNumericRun::runtimeErrorStopsOnItsNode() {

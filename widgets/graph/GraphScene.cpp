@@ -273,6 +273,11 @@ void GraphScene::setSearchHits(const QStringList& nodes) {
   applyStates();
 }
 
+void GraphScene::setHeat(const QHash<QString, QColor>& byKey) {
+  m_heat = byKey;
+  applyStates();
+}
+
 void GraphScene::setFocusItem(NodeItem* item) {
   if (m_focus) {
     for (EdgeItem* e : m_in.value(m_focus))
@@ -305,6 +310,7 @@ void GraphScene::applyStates() {
   if (!m_current.isEmpty()) mark(itemForNode(m_current), NodeItem::Current);
   if (!m_failed.isEmpty()) mark(itemForNode(m_failed), NodeItem::Failed);
   for (NodeItem* item : std::as_const(m_nodes)) {
+    item->setHeat(m_heat.value(item->key()));
     const unsigned want = states.value(item, 0u);
     for (unsigned bit = 1; bit <= kAll; bit <<= 1)
       item->setState(static_cast<NodeItem::State>(bit), (want & bit) != 0);

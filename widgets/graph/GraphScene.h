@@ -82,6 +82,9 @@ public:
   void setBreakpoints(const QSet<QString>& nodes);
   /// Marks the boxes showing these nodes as search hits (a group hiding a hit is marked too).
   void setSearchHits(const QStringList& nodes);
+  /// Colours the boxes of an overlay (the numeric debugger's time or error): by node name or
+  /// group path; boxes without an entry have none.
+  void setHeat(const QHash<QString, QColor>& byKey);
   /// Emphasises the edges of `item` (nullptr clears).
   void setFocusItem(NodeItem* item);
 
@@ -104,6 +107,7 @@ private:
   QString m_failed;
   QSet<QString> m_breakpoints;
   QStringList m_searchHits;
+  QHash<QString, QColor> m_heat;
 };
 
 } // namespace lattice::studio

@@ -73,6 +73,12 @@ QPainterPath NodeItem::shape() const {
   return p;
 }
 
+void NodeItem::setHeat(const QColor& heat) {
+  if (heat == m_heat) return;
+  m_heat = heat;
+  update();
+}
+
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const NodeRoleStyle& style = roleStyle(m_role);
   const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
@@ -103,6 +109,10 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 
   QColor fill = style.fill;
   if (hasState(Executed) && !hasState(Failed)) fill = fill.darker(106);
+  if (m_heat.isValid()) { // the overlay tints the box
+    fill = QColor::fromRgbF(0.65 * fill.redF() + 0.35 * m_heat.redF(), 0.65 * fill.greenF() + 0.35 * m_heat.greenF(),
+                            0.65 * fill.blueF() + 0.35 * m_heat.blueF());
+  }
   QPen border(style.border, style.blocker ? 1.6 : 1.2);
   border.setCosmetic(lod < 1.0);
   if (hasState(Failed)) border = QPen(palette::failed(), 2.6);
@@ -113,6 +123,12 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   painter->setPen(border);
   painter->setBrush(fill);
   painter->drawRoundedRect(face, kRadius, kRadius);
+
+  if (m_heat.isValid()) { // and marks it with a band along the bottom
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(m_heat);
+    painter->drawRoundedRect(QRectF(face.left() + 3, face.bottom() - 6, face.width() - 6, 4), 1.5, 1.5);
+  }
 
   // A thin stripe on the left: executed (green) or failed (red).
   if (hasState(Executed) || hasState(Failed)) {

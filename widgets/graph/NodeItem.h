@@ -38,6 +38,10 @@ public:
   void setMemberCount(int count);
   int memberCount() const { return m_memberCount; }
 
+  /// An overlay colour (invalid: none), painted as a band along the bottom of the box and a tint.
+  void setHeat(const QColor& heat);
+  const QColor& heat() const { return m_heat; }
+
   unsigned states() const { return m_states; }
   void setState(State state, bool on);
   bool hasState(State state) const { return (m_states & state) != 0; }
@@ -55,6 +59,7 @@ private:
   bool m_isGroup;
   int m_memberCount = 0;
   unsigned m_states = 0;
+  QColor m_heat;
 };
 
 } // namespace lattice::studio

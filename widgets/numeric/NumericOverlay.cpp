@@ -1,0 +1,102 @@
+// Numeric overlays: node and group colours from a run's times or its recorded-golden errors.
+#include "numeric/NumericOverlay.h"
+
+#include "layout/GraphGrouping.h"
+#include "numeric/NumericRun.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace lattice::studio {
+
+QColor heatColor(double t) {
+  t = std::clamp(std::isfinite(t) ? t : 1.0, 0.0, 1.0);
+  // Hue 120° (green) to 0° (red) through 60° (yellow).
+  return QColor::fromHsvF(float((1.0 - t) / 3.0), 0.85f, 0.9f);
+}
+
+namespace {
+
+/// `value` for every node name, aggregated up the group chain (sum or max) by group path.
+QHash<QString, double> withGroups(const QHash<QString, double>& byNode, const GraphGrouping* grouping, bool sum) {
+  QHash<QString, double> out = byNode;
+  if (!grouping) return out;
+  const auto& groups = grouping->groups();
+  for (const GroupedNode& node : grouping->nodes()) {
+    auto it = byNode.find(QString::fromStdString(node.name));
+    if (it == byNode.end()) continue;
+    for (int g = node.group; g >= 0; g = groups[std::size_t(g)].parent) {
+      const QString path = QString::fromStdString(groups[std::size_t(g)].path);
+      auto slot = out.find(path);
+      if (slot == out.end())
+        out.insert(path, *it);
+      else
+        *slot = sum ? *slot + *it : std::max(*slot, *it);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+QHash<QString, QColor> overlayColours(OverlayMode mode, const NumericRun& run, const GraphGrouping* grouping) {
+  QHash<QString, QColor> colours;
+  if (mode == OverlayMode::None || !run.lowered()) return colours;
+  QHash<QString, double> values;
+  if (mode == OverlayMode::Time) {
+    for (const std::string& node : run.lowered()->opNodes) {
+      const QString name = QString::fromStdString(node);
+      if (name.isEmpty() || values.contains(name)) continue;
+      const double ms = run.nodeMs(name);
+      if (ms >= 0.0) values.insert(name, ms);
+    }
+    const QHash<QString, double> all = withGroups(values, grouping, true);
+    double maxNode = 0.0, maxGroup = 0.0;
+    for (auto it = all.begin(); it != all.end(); ++it) {
+      double& max = values.contains(it.key()) ? maxNode : maxGroup;
+      max = std::max(max, *it);
+    }
+    for (auto it = all.begin(); it != all.end(); ++it) {
+      const double max = values.contains(it.key()) ? maxNode : maxGroup;
+      colours.insert(it.key(), heatColor(max > 0.0 ? *it / max : 0.0));
+    }
+    return colours;
+  }
+  const RecordingCheck* check = run.recordingCheck();
+  if (!check) return colours;
+  for (const NodeCheck& c : check->nodes) {
+    const QString node = QString::fromStdString(c.ref.node);
+    const double error = c.problem.empty() ? c.divergence.relL2 : std::numeric_limits<double>::infinity();
+    values[node] = std::max(values.value(node, 0.0), error);
+  }
+  const double tolerance = std::max(check->tolerance, 1e-30);
+  const QHash<QString, double> all = withGroups(values, grouping, false);
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    const double t = *it <= 0.0 ? 0.0 : 0.5 + 0.5 * std::log10(*it / tolerance);
+    colours.insert(it.key(), heatColor(t));
+  }
+  return colours;
+}
+
+QString overlayLegend(OverlayMode mode, const NumericRun& run) {
+  auto swatch = [](double t) { return QStringLiteral("<span style='color:%1'>■</span>").arg(heatColor(t).name()); };
+  switch (mode) {
+  case OverlayMode::None:
+    return {};
+  case OverlayMode::Time:
+    return QObject::tr("Time: %1 fast %2 %3 slowest node (groups: their total)")
+        .arg(swatch(0.0), swatch(0.5), swatch(1.0));
+  case OverlayMode::Accuracy: {
+    const double tol = run.tolerance();
+    if (!run.recordingCheck()) return QObject::tr("Accuracy: no golden yet (run on the recorded inputs)");
+    return QObject::tr("Relative L2 vs recorded: %1 ≤ %2 %3 %4 %5 ≥ %6 (groups: their worst)")
+        .arg(swatch(0.0), QLocale().toString(tol / 10, 'g', 2), swatch(0.5), QLocale().toString(tol, 'g', 2),
+             swatch(1.0), QLocale().toString(tol * 10, 'g', 2));
+  }
+  }
+  return {};
+}
+
+} // namespace lattice::studio
