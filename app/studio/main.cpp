@@ -18,10 +18,12 @@
 #include "artifactview/DiffListModel.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
+#include "numeric/NumericRun.h"
 #include "help/HelpDialogs.h"
 #include "panels/Panels.h"
 
 #include <QApplication>
+#include <QTabBar>
 #include <QCommandLineParser>
 #include <QScreen>
 #include <QTimer>
@@ -35,6 +37,7 @@ using lattice::studio::CompareArtifactsDialog;
 using lattice::studio::CompareView;
 using lattice::studio::GraphWidget;
 using lattice::studio::MainWindow;
+using lattice::studio::NumericRun;
 using lattice::studio::StudioSession;
 
 namespace {
@@ -80,6 +83,15 @@ struct StudioOptions {
   QCommandLineOption step{QStringLiteral("step"),
                           QStringLiteral("step the interpreter N nodes after loading"),
                           QStringLiteral("N")};
+  QCommandLineOption run{
+      QStringLiteral("run"),
+      QStringLiteral("Debug > Run on Inputs once loaded (after --step); with --screenshot, the window is "
+                     "rendered when the run ended")};
+  QCommandLineOption overlay{QStringLiteral("overlay"),
+                             QStringLiteral("colour the model graph by 'time' or 'accuracy' (View > Overlay)"),
+                             QStringLiteral("MODE")};
+  QCommandLineOption select{QStringLiteral("select"), QStringLiteral("select node NAME once loaded"),
+                            QStringLiteral("NAME")};
   QCommandLineOption shortcuts{
       QStringLiteral("shortcuts"),
       QStringLiteral("open Help > Keyboard Shortcuts once loaded (with --screenshot, that window is rendered)")};
@@ -98,6 +110,9 @@ struct StudioOptions {
     parser.addOption(step);
     parser.addOption(compare);
     parser.addOption(shortcuts);
+    parser.addOption(run);
+    parser.addOption(overlay);
+    parser.addOption(select);
   }
 };
 
@@ -176,11 +191,25 @@ int main(int argc, char** argv) {
   StudioSession* session = window.session();
   GraphWidget* graph = window.graphWidget();
 
-  QObject::connect(session, &StudioSession::modelLoaded, &window, [session, steps] {
-    if (steps <= 0) return;
-    session->startInterpreter();
-    for (int i = 0; i < steps && session->interpreterState() == StudioSession::InterpreterState::Paused; ++i)
-      session->step();
+  const QString overlayMode = parser.value(options.overlay);
+  if (!overlayMode.isEmpty() && overlayMode != QLatin1String("time") && overlayMode != QLatin1String("accuracy")) {
+    std::fprintf(stderr, "lattice-studio: --overlay expects 'time' or 'accuracy', got '%s'\n", qPrintable(overlayMode));
+    return 2;
+  }
+  if (!overlayMode.isEmpty())
+    window.action(overlayMode == QLatin1String("time") ? QStringLiteral("view.overlayTime")
+                                                       : QStringLiteral("view.overlayAccuracy"))
+        ->trigger();
+  const bool runOnInputs = parser.isSet(options.run);
+  const QString selectNode = parser.value(options.select);
+  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode] {
+    if (steps > 0) {
+      session->startInterpreter();
+      for (int i = 0; i < steps && session->interpreterState() == StudioSession::InterpreterState::Paused; ++i)
+        session->step();
+    }
+    if (runOnInputs) window.numericRun()->run();
+    if (!selectNode.isEmpty()) session->selectNode(selectNode);
   });
 
   // The artifact graphs a screenshot waits for (none: the model graph).
@@ -204,8 +233,13 @@ int main(int argc, char** argv) {
   }
 
   const bool showShortcuts = parser.isSet(options.shortcuts);
-  auto grabAndExit = [&window, screenshotPath, showShortcuts] {
+  const bool showValues = parser.isSet(options.run) || steps > 0;
+  auto grabAndExit = [&window, screenshotPath, showShortcuts, showValues] {
     if (showShortcuts) window.showShortcuts();
+    if (showValues) // what ran: the Values dock in front of its tab group
+      for (QTabBar* bar : window.findChildren<QTabBar*>())
+        for (int i = 0; i < bar->count(); ++i)
+          if (bar->tabText(i) == QLatin1String("Values")) bar->setCurrentIndex(i);
     // Let the view settle (overlays, minimap render) before grabbing.
     QTimer::singleShot(600, &window, [&window, screenshotPath, showShortcuts] {
       QWidget* shown = showShortcuts ? static_cast<QWidget*>(window.shortcutsDialog()) : &window;
@@ -233,7 +267,16 @@ int main(int argc, char** argv) {
     QObject::connect(session, &StudioSession::modelLoadFailed, &app, [](const QString& m) { fail(m); });
     QObject::connect(session, &StudioSession::traceFailed, &app, [](const QString& m) { fail(m); });
     QObject::connect(graph, &GraphWidget::layoutFailed, &app, [](const QString& m) { fail(m); });
-    QObject::connect(graph, &GraphWidget::layoutFinished, &app, grabAndExit);
+    // The grab waits for the layout and, with --run, for the run to end.
+    auto pending = std::make_shared<int>(runOnInputs ? 2 : 1);
+    auto oneDone = [pending, grabAndExit] {
+      if (--*pending == 0) grabAndExit();
+    };
+    QObject::connect(graph, &GraphWidget::layoutFinished, &app, oneDone, Qt::SingleShotConnection);
+    if (runOnInputs)
+      QObject::connect(window.numericRun(), &NumericRun::stateChanged, &app, [oneDone](NumericRun::State s) {
+        if (s == NumericRun::State::Finished || s == NumericRun::State::Failed) oneDone();
+      });
     QTimer::singleShot(300000, &app, [] { fail(QStringLiteral("timed out waiting for the layout")); });
   }
 

@@ -87,20 +87,25 @@ RecordingCheck checkAgainstRecording(const std::vector<NodeValueRef>& refs, cons
 }
 
 std::string formatRecordingCheck(const RecordingCheck& check) {
-  std::size_t width = 8;
-  for (const NodeCheck& c : check.nodes) width = std::max(width, c.ref.name.size() + 1);
+  std::size_t width = 8, ssaWidth = 6;
+  for (const NodeCheck& c : check.nodes) {
+    width = std::max(width, c.ref.name.size() + 1);
+    ssaWidth = std::max(ssaWidth, c.ref.ssa.size() + 2);
+  }
   std::string text = "recorded activations vs the artifact's run (relative L2 tolerance " + number(check.tolerance) +
                      "), nodes in data-flow order:\n";
   std::string header = "  node";
   header.resize(width + 3, ' ');
+  header += "value";
+  header.resize(width + 3 + ssaWidth, ' ');
   char cols[96];
-  std::snprintf(cols, sizeof cols, "%-12s %10s %10s %9s\n", "value", "max |d|", "rel L2", "pearson");
+  std::snprintf(cols, sizeof cols, "%10s %10s %9s\n", "max |d|", "rel L2", "pearson");
   text += header + cols;
   for (const NodeCheck& c : check.nodes) {
     std::string row = (c.exceeds ? "! " : "  ") + c.ref.name;
     row.resize(width + 3, ' ');
     row += "%" + c.ref.ssa;
-    row.resize(std::max(row.size() + 1, width + 3 + 13), ' ');
+    row.resize(width + 3 + ssaWidth, ' ');
     if (!c.problem.empty()) {
       text += row + c.problem + "\n";
       continue;

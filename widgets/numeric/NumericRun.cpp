@@ -26,9 +26,13 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
   connect(m_poll, &QTimer::timeout, this, [this] { Q_EMIT progressed(opsDone(), opsTotal()); });
   connect(&m_watcher, &QFutureWatcherBase::finished, this, &NumericRun::onRunFinished);
   connect(session, &StudioSession::modelLoaded, this, &NumericRun::onModelChanged);
-  connect(session, &StudioSession::graphChanged, this, &NumericRun::drop);
-  connect(session, &StudioSession::inputSpecsChanged, this, &NumericRun::drop);
-  connect(session, &StudioSession::exportOptionsChanged, this, &NumericRun::drop);
+  // What the artifact is lowered from changed: its values are void. (Opening a model emits
+  // graphChanged and inputSpecsChanged right after modelLoaded; they are part of the load.)
+  for (auto signal : {&StudioSession::graphChanged, &StudioSession::inputSpecsChanged,
+                      &StudioSession::exportOptionsChanged})
+    connect(session, signal, this, [this] {
+      if (!m_inLoad) drop();
+    });
   connect(session, &StudioSession::weightsLoaded, this, &NumericRun::drop);
   connect(session, &StudioSession::interpreterStepped, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterFinished, this, &NumericRun::onInterpreterStepped);
@@ -281,12 +285,14 @@ void NumericRun::onInterpreterStepped() {
 void NumericRun::onInterpreterReset() {
   // A finished run keeps its values (they do not depend on where the interpreter stands); values
   // made by stepping start again with the interpreter.
-  if (m_state == State::Finished || isRunning()) return;
+  if (m_state == State::Finished || isRunning() || m_inLoad) return;
   drop();
 }
 
 void NumericRun::onModelChanged() {
   drop();
+  m_inLoad = true; // until the load's own signals are delivered
+  QTimer::singleShot(0, this, [this] { m_inLoad = false; });
   m_recordings.reset();
   m_hasRecordedInputs = m_hasRecordedActivations = false;
   const QString reference = m_session->modelReference();

@@ -138,6 +138,7 @@ private:
   bool m_hasRecordedInputs = false;
   bool m_hasRecordedActivations = false;
   bool m_stepping = true;
+  bool m_inLoad = false;
   State m_state = State::Empty;
   std::unique_ptr<LoweredRun> m_run;
   std::optional<RecordingCheck> m_check;

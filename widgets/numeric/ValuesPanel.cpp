@@ -43,6 +43,7 @@ ValuesPanel::ValuesPanel(StudioSession* session, NumericRun* run, QWidget* paren
   setMinimumSize(200, 120);
   connect(m_items, &QComboBox::currentIndexChanged, this, &ValuesPanel::showItem);
   connect(session, &StudioSession::selectionChanged, this, &ValuesPanel::refresh);
+  connect(session, &StudioSession::interpreterReset, this, &ValuesPanel::refresh);
   connect(run, &NumericRun::valuesChanged, this, [this] {
     refreshChart();
     refresh();
@@ -57,15 +58,20 @@ ValuesPanel::ValuesPanel(StudioSession* session, NumericRun* run, QWidget* paren
 
 QString ValuesPanel::headerText() const { return m_header->text(); }
 
+QString ValuesPanel::shownNode() const {
+  if (!m_session->selectedNode().isEmpty()) return m_session->selectedNode();
+  return m_session->executedNodes().isEmpty() ? QString() : m_session->executedNodes().back();
+}
+
 void ValuesPanel::refresh() {
-  const QString node = m_session->selectedNode();
+  const QString node = shownNode();
   m_chart->setCurrentIndex(m_chartNodes.indexOf(node));
   m_items->blockSignals(true);
   m_items->clear();
   m_items->blockSignals(false);
   m_items->hide();
   if (node.isEmpty()) {
-    m_header->setText(tr("Select a node to see its value."));
+    m_header->setText(tr("Select a node (or step) to see its value."));
     m_inspector->setMessage(tr("No node selected."));
     return;
   }
@@ -102,7 +108,7 @@ void ValuesPanel::refresh() {
 }
 
 void ValuesPanel::showItem(int index) {
-  const auto values = m_run->valuesOf(m_session->selectedNode());
+  const auto values = m_run->valuesOf(shownNode());
   if (index < 0 || index >= int(values.size())) return;
   const auto& [name, value] = values[std::size_t(index)];
   if (std::holds_alternative<std::monostate>(value))

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ValuesPanel: the numeric debugger's dock (issue 21 items 3 and 4). For the node selected
-/// in the session it shows the concrete value the run computed (ValueInspector: summary,
+/// in the session (none selected: the node the interpreter executed last) it shows the concrete value the run computed (ValueInspector: summary,
 /// histogram, rows, Save Value…; a tuple's items through a chooser), the node's time, and — with
 /// a recorded golden — its error against PyTorch, above a chart of every node's error along the
 /// data flow (clicking a point selects that node). A run that failed shows its message on the
@@ -28,6 +28,8 @@ public:
   DataFlowChart* chart() const { return m_chart; }
   /// The line above the inspector: node, time, error against the recording.
   QString headerText() const;
+  /// The node shown: the selected one, else the node the interpreter executed last.
+  QString shownNode() const;
 
 private:
   void refresh();
