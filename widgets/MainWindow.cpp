@@ -521,7 +521,10 @@ void MainWindow::updateActions() {
   action(QStringLiteral("debug.interrupt"))->setEnabled(running || m_numeric->isRunning());
   action(QStringLiteral("debug.runInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
   action(QStringLiteral("debug.numericInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
-  action(QStringLiteral("debug.firstDivergent"))->setEnabled(modelTab && !m_numeric->firstDivergentNode().isEmpty());
+  auto* compare = qobject_cast<CompareView*>(m_tabs->currentWidget());
+  action(QStringLiteral("debug.firstDivergent"))
+      ->setEnabled((modelTab && !m_numeric->firstDivergentNode().isEmpty()) ||
+                   (compare && compare->numericDiff() && compare->numericDiff()->firstDivergent >= 0));
 }
 
 void MainWindow::updateStatus() {

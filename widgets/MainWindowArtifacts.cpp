@@ -122,6 +122,10 @@ CompareView* MainWindow::compareArtifacts(const QString& a, const QString& b) {
   connect(view, &CompareView::compareFailed, this, [this](const QString& message) {
     statusBar()->showMessage(tr("Compare failed: %1").arg(message), 8000);
   });
+  connect(view, &CompareView::runBothFinished, this, &MainWindow::updateActions);
+  connect(view, &CompareView::runBothFailed, this, [this](const QString& message) {
+    statusBar()->showMessage(tr("Run Both failed: %1").arg(message), 8000);
+  });
   // An artifact already open in a tab is not read again.
   std::shared_ptr<const LoadedArtifact> loadedA;
   std::shared_ptr<const LoadedArtifact> loadedB;

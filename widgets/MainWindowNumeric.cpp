@@ -7,6 +7,7 @@
 #include "MainWindow.h"
 
 #include "StudioSession.h"
+#include "artifactview/CompareView.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphWidget.h"
 #include "numeric/NumericInputsDialog.h"
@@ -40,6 +41,10 @@ void MainWindow::createNumericActions() {
   connect(makeAction(QStringLiteral("debug.firstDivergent"), tr("Go to First &Divergent Node"),
                      QKeySequence(tr("Ctrl+Shift+G"))),
           &QAction::triggered, this, [this] {
+            if (auto* compare = qobject_cast<CompareView*>(m_tabs->currentWidget())) {
+              compare->selectFirstDivergent(); // Run Both's first op over the tolerance
+              return;
+            }
             const QString node = m_numeric->firstDivergentNode();
             if (!node.isEmpty()) m_session->selectNode(node);
           });

@@ -18,6 +18,8 @@
 #include "artifactview/DeltaHistogram.h"
 #include "artifactview/DiffListModel.h"
 #include "graph/GraphView.h"
+#include "numeric/DataFlowChart.h"
+#include "numeric/NumericOverlay.h"
 
 #include "WidgetTestSupport.h"
 
@@ -137,6 +139,7 @@ private Q_SLOTS:
   void missingSideFails();
   void compareDialogChecksPaths();
   void compareWithLastExport();
+  void runBothDenseAgainstInt4();
 };
 
 void TestCompareView::initTestCase() {
@@ -377,6 +380,62 @@ void TestCompareView::compareWithLastExport() {
   QSignalSpy finished(view, &CompareView::compareFinished);
   QVERIFY(waitFor([&] { return !finished.isEmpty(); }));
   QCOMPARE(window.compareViews().size(), 1);
+}
+
+void TestCompareView::runBothDenseAgainstInt4() {
+  // Issue 21: a dense and an int4 export of SparseResNet21D, run on the same 2 000 random points.
+  // Expectations: `lattice-cli diff A B --random-inputs 2000 --json` (the ops over the tolerance
+  // and the first of them), and the spec: every op before the first quantized weight is used
+  // computes exactly what A computes (relative L2 0), and the first divergent op is a conv.
+  QTemporaryDir dir;
+  const QString a = dir.filePath(QStringLiteral("dense.lattice")), b = dir.filePath(QStringLiteral("int4.lattice"));
+  for (const auto& [out, extra] : {std::pair(a, QStringList()), std::pair(b, QStringList{"--quantize", "4"})}) {
+    QProcess p;
+    p.start(QStringLiteral(LATTICE_CLI),
+            QStringList{QStringLiteral("lower"), QStringLiteral("example:sparse_resnet21d"), QStringLiteral("-o"), out} + extra);
+    QVERIFY(p.waitForFinished(120000) && p.exitCode() == 0);
+  }
+  QProcess cli;
+  cli.start(QStringLiteral(LATTICE_CLI), {QStringLiteral("diff"), a, b, QStringLiteral("--random-inputs"),
+                                          QStringLiteral("2000"), QStringLiteral("--json")});
+  QVERIFY(cli.waitForFinished(300000));
+  const QJsonObject report = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+  QStringList cliExceeding;
+  for (const QJsonValue& op : report.value(QStringLiteral("ops")).toArray())
+    if (op.toObject().value(QStringLiteral("exceeds")).toBool()) cliExceeding << op.toObject().value(QStringLiteral("name")).toString();
+  QVERIFY(!cliExceeding.isEmpty());
+
+  CompareView view;
+  QVERIFY(compareAndSettle(view, a, b));
+  QSignalSpy ran(&view, &CompareView::runBothFinished);
+  view.findChild<QPushButton*>(QStringLiteral("runBoth"))->click();
+  QVERIFY(waitFor([&] { return !ran.isEmpty(); }, 300000));
+  const NumericDiff* diff = view.numericDiff();
+  QVERIFY(diff);
+  QStringList exceeding;
+  for (const NumericValueDiff& d : diff->ops)
+    if (d.exceeds) exceeding << QString::fromStdString(d.name);
+  QCOMPARE(exceeding, cliExceeding);
+  const QJsonObject first = report.value(QStringLiteral("first_divergent")).toObject();
+  QVERIFY(diff->firstDivergent >= 0);
+  const NumericValueDiff& f = diff->ops[std::size_t(diff->firstDivergent)];
+  QCOMPARE(QString::fromStdString(f.name), first.value(QStringLiteral("name")).toString());
+  QVERIFY2(f.opName.find("conv") != std::string::npos, f.opName.c_str());
+  for (int i = 0; i < diff->firstDivergent; ++i) QCOMPARE(diff->ops[std::size_t(i)].divergence.relL2, 0.0);
+
+  // B's graph marks exactly the ops over the tolerance (heat above one half), the chart has them all.
+  for (const NumericValueDiff& d : diff->ops) {
+    const int node = view.graphB()->graph()->nodeOfOp(d.indexB);
+    const QColor fill = view.graphB()->nodeItem(node)->style().fill;
+    const double heat = errorHeat(d.problem.empty() ? d.divergence.relL2 : 1e300, diff->tolerance);
+    QCOMPARE(fill, heatColor(heat));
+    QCOMPARE(heat > 0.5, d.exceeds);
+  }
+  QCOMPARE(int(view.errorChart()->values().size()), int(diff->ops.size()));
+  // First divergent op: selected in B, ringed on the chart.
+  QVERIFY(view.selectFirstDivergent());
+  QCOMPARE(view.graphB()->selectedNode(), view.graphB()->graph()->nodeOfOp(f.indexB));
+  QCOMPARE(view.errorChart()->currentIndex(), diff->firstDivergent);
 }
 
 QTEST_MAIN(TestCompareView)

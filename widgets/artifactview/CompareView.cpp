@@ -11,6 +11,7 @@
 #include "artifactview/DeltaHistogram.h"
 #include "artifactview/DiffListModel.h"
 #include "graph/GraphView.h"
+#include "numeric/DataFlowChart.h"
 
 #include <QCheckBox>
 #include <QFileInfo>
@@ -20,6 +21,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QTableView>
@@ -157,10 +159,27 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   m_bottom = makeSplitPair(Qt::Horizontal, QStringLiteral("compareBottom"), m_table, side, this);
   m_vertical = makeSplitPair(Qt::Vertical, QStringLiteral("compareVertical"), m_graphs, m_bottom, this);
 
+  m_runBoth = new QPushButton(tr("Run Both"), this);
+  m_runBoth->setObjectName(QStringLiteral("runBoth"));
+  m_runBoth->setToolTip(tr("Run A and B on the same 2 000 random points and colour every op by B's error"));
+  connect(m_runBoth, &QPushButton::clicked, this, [this] { runBoth(); });
+  m_errorChart = new DataFlowChart(this);
+  m_errorChart->setTitle(tr("B's error against A, along the data flow"));
+  m_errorChart->hide();
+  connect(m_errorChart, &DataFlowChart::pointClicked, this, [this](int i) {
+    if (!m_numeric || i < 0 || i >= int(m_numeric->ops.size()) || !m_opGraphB) return;
+    selectNode(true, m_opGraphB->nodeOfOp(m_numeric->ops[std::size_t(i)].indexB));
+  });
+  sideLayout->addWidget(m_errorChart, 2);
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_header, 1);
+  top->addWidget(m_runBoth);
+  top->setContentsMargins(0, 0, 8, 0);
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
-  layout->addWidget(m_header);
+  layout->addLayout(top);
   layout->addWidget(m_legend);
   layout->addWidget(m_vertical, 1);
 
@@ -297,6 +316,22 @@ void CompareView::updateHeader() {
                   .arg(m_diff->weightCount(DiffStatus::Removed))
                   .arg(m_diff->moduleAttributes.size())
                   .arg(m_diff->abi.size());
+    }
+  }
+  if (m_runningBoth) {
+    text += tr(" &nbsp;·&nbsp; running both…");
+  } else if (!m_numericError.isEmpty()) {
+    text += QStringLiteral(" &nbsp;·&nbsp; <span style='color:#c62828'>Run Both: %1</span>")
+                .arg(m_numericError.toHtmlEscaped());
+  } else if (m_numeric) {
+    if (m_numeric->firstDivergent >= 0) {
+      const NumericValueDiff& f = m_numeric->ops[std::size_t(m_numeric->firstDivergent)];
+      text += tr(" &nbsp;·&nbsp; ran both: first op over relative L2 %1: <b>%%2</b> (%3, %4; Ctrl+Shift+G)")
+                  .arg(m_numeric->tolerance)
+                  .arg(QString::fromStdString(f.name).toHtmlEscaped(), QString::fromStdString(f.opName))
+                  .arg(f.divergence.relL2, 0, 'g', 3);
+    } else {
+      text += tr(" &nbsp;·&nbsp; ran both: every op within relative L2 %1").arg(m_numeric->tolerance);
     }
   }
   m_header->setText(text);

@@ -8,6 +8,7 @@
 /// difference computes Δ = B − A on a worker and shows its histogram.
 
 #include "diff/ArtifactDiff.h"
+#include "diff/NumericDiff.h"
 
 #include <QVector>
 #include <QWidget>
@@ -16,6 +17,7 @@
 #include <vector>
 
 class QCheckBox;
+class QPushButton;
 class QLabel;
 class QPlainTextEdit;
 class QSplitter;
@@ -26,6 +28,7 @@ namespace lattice::studio {
 class ArtifactGraphView;
 class ArtifactLegend;
 class ArtifactOpGraph;
+class DataFlowChart;
 class DeltaHistogram;
 class DiffListModel;
 
@@ -70,6 +73,21 @@ public:
   /// What the worker hands back (defined in the .cpp).
   struct Result;
 
+  // --- Run Both (issue 21 item 4, CompareRunBoth.cpp) ------------------------------------------
+
+  /// Runs A and B on the same `points` random inputs made from B's ABI (seed `seed`, as
+  /// `lattice-cli diff A B --random-inputs POINTS:SEED` does) on a worker, then colours both op
+  /// graphs by each matched op's relative L2 error (green below the tolerance, red above), charts
+  /// the error along B's data flow and names the first op over the tolerance. Emits
+  /// runBothFinished or runBothFailed.
+  void runBoth(qint64 points = 2000, quint64 seed = 0);
+  bool isRunningBoth() const { return m_runningBoth; }
+  /// The last Run Both's result (null before one finished).
+  const NumericDiff* numericDiff() const { return m_numeric.get(); }
+  DataFlowChart* errorChart() const { return m_errorChart; }
+  /// Selects B's first op over the tolerance (and its match in A); false when there is none.
+  bool selectFirstDivergent();
+
 public Q_SLOTS:
   /// Selects row `row` of the differences (and what it is about in both graphs).
   void selectDifference(int row);
@@ -79,6 +97,8 @@ public Q_SLOTS:
 Q_SIGNALS:
   void compareFinished();
   void compareFailed(const QString& message);
+  void runBothFinished();
+  void runBothFailed(const QString& message);
   /// The histogram shows the Δ of a weight, or a message saying why it cannot.
   void histogramUpdated();
 
@@ -89,6 +109,8 @@ private:
   void showOpDetails(int opIndex);
   void syncScroll(bool fromB);
   void updateHeader();
+  /// Run Both's result: the error colours and the chart.
+  void applyNumeric(quint64 generation, const QString& error, std::shared_ptr<const NumericDiff> diff);
 
   QString m_pathA;
   QString m_pathB;
@@ -112,6 +134,12 @@ private:
   std::vector<int> m_opDiffOfB;
 
   QLabel* m_header;
+  QPushButton* m_runBoth;
+  DataFlowChart* m_errorChart;
+  std::shared_ptr<const NumericDiff> m_numeric;
+  QString m_numericError;
+  bool m_runningBoth = false;
+  quint64 m_numericGeneration = 0;
   ArtifactLegend* m_legend;
   QSplitter* m_vertical;
   QSplitter* m_graphs;

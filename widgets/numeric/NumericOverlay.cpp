@@ -17,6 +17,11 @@ QColor heatColor(double t) {
   return QColor::fromHsvF(float((1.0 - t) / 3.0), 0.85f, 0.9f);
 }
 
+double errorHeat(double relL2, double tolerance) {
+  if (!(relL2 > 0.0)) return std::isnan(relL2) ? 1.0 : 0.0;
+  return 0.5 + 0.5 * std::log10(relL2 / std::max(tolerance, 1e-30));
+}
+
 namespace {
 
 /// `value` for every node name, aggregated up the group chain (sum or max) by group path.
@@ -71,12 +76,8 @@ QHash<QString, QColor> overlayColours(OverlayMode mode, const NumericRun& run, c
     const double error = c.problem.empty() ? c.divergence.relL2 : std::numeric_limits<double>::infinity();
     values[node] = std::max(values.value(node, 0.0), error);
   }
-  const double tolerance = std::max(check->tolerance, 1e-30);
   const QHash<QString, double> all = withGroups(values, grouping, false);
-  for (auto it = all.begin(); it != all.end(); ++it) {
-    const double t = *it <= 0.0 ? 0.0 : 0.5 + 0.5 * std::log10(*it / tolerance);
-    colours.insert(it.key(), heatColor(t));
-  }
+  for (auto it = all.begin(); it != all.end(); ++it) colours.insert(it.key(), heatColor(errorHeat(*it, check->tolerance)));
   return colours;
 }
 

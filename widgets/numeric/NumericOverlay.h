@@ -21,6 +21,10 @@ enum class OverlayMode { None, Time, Accuracy };
 /// Green (t = 0) → yellow (0.5) → red (1); t is clamped to [0, 1].
 QColor heatColor(double t);
 
+/// The heat of a relative L2 error against a tolerance: 0.5 at the tolerance, 0 a decade below, 1 a
+/// decade above (log scale); 1 for a value that could not be compared (pass +inf).
+double errorHeat(double relL2, double tolerance);
+
 /// The colour of every node (by name) and group (by path) that has a value. Time: t is the
 /// node's (group's) share of the slowest node's (group's) time. Accuracy: t = 0.5 at the
 /// tolerance, 0 a decade below it, 1 a decade above it (log scale); a node whose values could not
