@@ -5,6 +5,8 @@
 
 #include "numeric/DataFlowChart.h"
 
+#include "numeric/ChartPage.h"
+
 #include "graph/NodeStyle.h"
 
 #include <QChart>
@@ -72,16 +74,7 @@ DataFlowChart::DataFlowChart(QWidget* parent) : QWidget(parent), m_valueTitle(tr
   m_view->viewport()->installEventFilter(this);
 
   m_messageLabel = new QLabel(tr("No values along the data flow yet"), this);
-  m_messageLabel->setAlignment(Qt::AlignCenter);
-  m_messageLabel->setWordWrap(true);
-  m_messageLabel->setMargin(8);
-  m_messageLabel->setAutoFillBackground(true);
-  m_messageLabel->setBackgroundRole(QPalette::Base);
-
-  m_stack = new QStackedLayout(this);
-  m_stack->setContentsMargins(0, 0, 0, 0);
-  m_stack->addWidget(m_messageLabel);
-  m_stack->addWidget(m_view);
+  m_stack = stackWithMessage(this, m_messageLabel, m_view);
   showPage();
 }
 

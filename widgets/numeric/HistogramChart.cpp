@@ -4,6 +4,8 @@
 
 #include "numeric/HistogramChart.h"
 
+#include "numeric/ChartPage.h"
+
 #include "graph/NodeStyle.h"
 
 #include <QAreaSeries>
@@ -73,16 +75,7 @@ HistogramChart::HistogramChart(QWidget* parent)
   m_view->setMinimumSize(160, 100);
 
   m_messageLabel = new QLabel(this);
-  m_messageLabel->setAlignment(Qt::AlignCenter);
-  m_messageLabel->setWordWrap(true);
-  m_messageLabel->setMargin(8);
-  m_messageLabel->setAutoFillBackground(true);
-  m_messageLabel->setBackgroundRole(QPalette::Base);
-
-  m_stack = new QStackedLayout(this);
-  m_stack->setContentsMargins(0, 0, 0, 0);
-  m_stack->addWidget(m_messageLabel);
-  m_stack->addWidget(m_view);
+  m_stack = stackWithMessage(this, m_messageLabel, m_view);
 
   connect(m_series, &QAreaSeries::hovered, this, [this](const QPointF& point, bool on) {
     if (on && !m_histogram.counts.empty())

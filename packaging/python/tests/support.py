@@ -6,10 +6,13 @@ comes from ``--lattice-cli PATH`` (CTest passes it) or the ``LATTICE_CLI`` envir
 a test that needs it fails when neither is given.
 """
 
+import importlib
 import os
 import re
 import subprocess
 import sys
+import tempfile
+import textwrap
 import unittest
 
 SKIP_EXIT_CODE = 77
@@ -38,6 +41,30 @@ def _take_cli_argument():
 
 
 LATTICE_CLI = _take_cli_argument()
+
+
+def install_modules(files):
+    """Writes `files` ({relative path: source text}) into a temporary directory put first on
+    sys.path, so tests can import stub packages (torch_lattice) and user models from it; returns
+    the directory (a TemporaryDirectory) for remove_modules."""
+    tmp = tempfile.TemporaryDirectory()
+    for relative, text in files.items():
+        path = os.path.join(tmp.name, relative)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent(text))
+    sys.path.insert(0, tmp.name)
+    importlib.invalidate_caches()
+    return tmp
+
+
+def remove_modules(tmp, packages):
+    """Undoes install_modules: the directory leaves sys.path, the modules of `packages` (and their
+    submodules) leave sys.modules, and the directory is removed."""
+    sys.path.remove(tmp.name)
+    for name in [n for n in sys.modules if any(n == p or n.startswith(p + ".") for p in packages)]:
+        del sys.modules[name]
+    tmp.cleanup()
 
 
 def run_cli(*args):

@@ -708,24 +708,13 @@ STUB = {
 class SparseStub(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        for relative, text in STUB.items():
-            path = os.path.join(cls.tmp.name, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(textwrap.dedent(text))
-        sys.path.insert(0, cls.tmp.name)
-        importlib.invalidate_caches()
+        cls.tmp = support.install_modules(STUB)
         cls.tl = importlib.import_module("torch_lattice")
         cls.user = importlib.import_module("sparse_user_model")
 
     @classmethod
     def tearDownClass(cls):
-        sys.path.remove(cls.tmp.name)
-        for name in [n for n in sys.modules if n == "torch_lattice" or n.startswith("torch_lattice.")
-                     or n == "sparse_user_model"]:
-            del sys.modules[name]
-        cls.tmp.cleanup()
+        support.remove_modules(cls.tmp, ["torch_lattice", "sparse_user_model"])
 
     def sparse_input(self):
         """Two batches of points in a small grid, unique coordinates, 3 channels."""

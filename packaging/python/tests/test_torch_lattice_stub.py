@@ -212,24 +212,13 @@ class _LatticeLikeTracer(torch.fx.Tracer):
 class TorchLatticeStub(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        for relative, text in STUB.items():
-            path = os.path.join(cls.tmp.name, relative)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(textwrap.dedent(text))
-        sys.path.insert(0, cls.tmp.name)
-        importlib.invalidate_caches()
+        cls.tmp = support.install_modules(STUB)
         cls.user = importlib.import_module("lattice_user_model")
         cls.tl = importlib.import_module("torch_lattice")
 
     @classmethod
     def tearDownClass(cls):
-        sys.path.remove(cls.tmp.name)
-        for name in [n for n in sys.modules if n == "torch_lattice" or n.startswith("torch_lattice.")
-                     or n == "lattice_user_model"]:
-            del sys.modules[name]
-        cls.tmp.cleanup()
+        support.remove_modules(cls.tmp, ["torch_lattice", "lattice_user_model"])
 
     def export(self, **kwargs):
         path = os.path.join(self.tmp.name, "net.ltfx")
