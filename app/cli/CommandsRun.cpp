@@ -10,6 +10,8 @@
 #include "runtime/Compare.h"
 #include "runtime/Parallel.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
