@@ -19,6 +19,11 @@
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 
+#include <QAction>
+#include <QProcess>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <cstring>
