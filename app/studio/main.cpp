@@ -202,8 +202,9 @@ int main(int argc, char** argv) {
         ->trigger();
   const bool runOnInputs = parser.isSet(options.run);
   const QString selectNode = parser.value(options.select);
-  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode] {
+  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode, screenshotPath] {
     if (steps > 0) {
+      if (!screenshotPath.isEmpty()) window.numericRun()->setStepping(true); // the picture shows values
       session->startInterpreter();
       for (int i = 0; i < steps && session->interpreterState() == StudioSession::InterpreterState::Paused; ++i)
         session->step();

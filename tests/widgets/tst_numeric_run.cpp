@@ -141,7 +141,8 @@ void TestNumericRun::steppingExecutesEachNode() {
   NumericRun run(&session);
   QVERIFY(openAndWait(session, kChain));
   run.setInputChoice(randomChoice(250, 9));
-  QVERIFY(run.isStepping());
+  QVERIFY(!run.isStepping()); // opt-in
+  run.setStepping(true);
   session.setRunSliceBudget(0);
   session.startInterpreter();
   for (int i = 0; i < 3; ++i) session.step(); // x, blocks_0_0, blocks_0_1

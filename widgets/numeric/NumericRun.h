@@ -80,7 +80,8 @@ public:
   /// Asks a running run to stop (it ends as failed with "cancelled").
   void cancel();
   bool isRunning() const { return m_state == State::Running; }
-  /// Numeric stepping: while on, each node the session's interpreter executes also runs its ops.
+  /// Numeric stepping (off by default: a long interpreter run would execute every op on the UI
+  /// thread): while on, each node the session's interpreter executes also runs its ops.
   bool isStepping() const { return m_stepping; }
   void setStepping(bool on);
   /// Ops run so far and in all (0 / 0 before anything was prepared).
@@ -137,7 +138,7 @@ private:
   InputChoice m_choice;
   bool m_hasRecordedInputs = false;
   bool m_hasRecordedActivations = false;
-  bool m_stepping = true;
+  bool m_stepping = false;
   bool m_inLoad = false;
   State m_state = State::Empty;
   std::unique_ptr<LoweredRun> m_run;
