@@ -381,8 +381,10 @@ void StudioSession::startInterpreter() {
   }
   ExportOptions options = m_exportOptions;
   options.inputs = m_inputs;
-  options.tracer = &m_tracer; // run on the graph the user sees, with their leaf overrides
-  Expected<PreparedLowering> prepared = prepareLowering(*m_model, options);
+  // The graph the user sees, its nodes the view's. Without one (its trace failed) the lowering
+  // traces with the same overrides and reports the same error.
+  options.tracer = &m_tracer;
+  Expected<PreparedLowering> prepared = prepareLowering(*m_model, options, m_graph.get());
   if (!prepared) {
     QString message = toQString(prepared.message());
     // The input count does not fit the forward: the Inputs table is where to fix it.

@@ -5,6 +5,11 @@
 /// remembered per model), runs long jobs off the UI thread, and tells every panel what changed
 /// through signals. Panels never talk to each other: they observe the session and call its slots.
 ///
+/// The model is traced once per open and once per change of the leaf overrides; the lowering
+/// runs on that same graph (it borrows it, PreparedLowering::graph), so a node of graph() is the
+/// node the interpreter executes and holds a value for. The lowering is reset before the graph
+/// is replaced.
+///
 /// Threading: openModel() loads and traces on a worker thread (QtConcurrent); everything else
 /// runs on the UI thread. Stepping one node is fast; a long run (continueRun, runToNode) runs in
 /// slices of about runSliceBudget() ms, one per event-loop turn, so the window stays responsive
@@ -91,7 +96,8 @@ public:
   static QString inputSettingsGroup(const QString& reference);
 
   InterpreterState interpreterState() const { return m_state; }
-  /// The prepared lowering (builder, graph, interpreter); nullptr before start.
+  /// The prepared lowering (builder, interpreter); nullptr before start. Its graph is graph()
+  /// (nullptr on the direct path).
   const PreparedLowering* lowering() const { return m_lowering.get(); }
   /// The next node to execute; empty when not started or finished. On the direct path (a root
   /// module with its own lowering, no graph) it is the direct lowering's name until it ran.
@@ -257,7 +263,7 @@ private:
   ExportOptions m_exportOptions;
   std::vector<InputSpec> m_inputs;
   QUndoStack* m_inputUndo;
-  std::unique_ptr<PreparedLowering> m_lowering;
+  std::unique_ptr<PreparedLowering> m_lowering; // borrows m_graph (declared before it)
   InterpreterState m_state = InterpreterState::NotStarted;
   QString m_failedNode;
   QString m_lastError;

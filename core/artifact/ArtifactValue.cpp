@@ -29,9 +29,9 @@ template <typename Fn> void forEachLeaf(const fx::Value& v, Fn& fn) {
 
 } // namespace
 
-ArtifactValue::ArtifactValue(Kind kind, std::string name, TypeText type, std::optional<int64_t> channels,
-                             std::string dtype)
-    : m_kind(kind), m_name(std::move(name)), m_type(type), m_channels(channels),
+ArtifactValue::ArtifactValue(Kind kind, ValueId id, std::string name, TypeText type,
+                             std::optional<int64_t> channels, std::string dtype)
+    : m_kind(kind), m_id(id), m_name(std::move(name)), m_type(type), m_channels(channels),
       m_dtype(std::move(dtype)) {}
 
 std::string ArtifactValue::typeName() const {

@@ -4,6 +4,7 @@
 /// fx::Value::object(...); gatherArtifactValues implements §2.3 (which interpreter values are
 /// symbolic operands) and flattenArtifactOutputs §2.4.
 
+#include "artifact/MlirWriter.h"
 #include "artifact/TypeText.h"
 #include "fx/Value.h"
 #include "support/Expected.h"
@@ -23,13 +24,15 @@ class ArtifactValue final : public fx::Object {
 public:
   enum class Kind : unsigned char { Sparse, Dense };
 
-  /// `name` is the SSA name after uniquing, without `%` ("stem", "add1"); `type` the exact MLIR
-  /// type text; `channels` the feature count when known; `dtype` the element type ("f32", "f16",
-  /// "i32", ...).
-  ArtifactValue(Kind kind, std::string name, TypeText type, std::optional<int64_t> channels,
+  /// `id` is the value in the writer of the builder that made it; `name` its SSA name after
+  /// uniquing, without `%` ("stem", "add1"); `type` the exact MLIR type text; `channels` the
+  /// feature count when known; `dtype` the element type ("f32", "f16", "i32", ...).
+  ArtifactValue(Kind kind, ValueId id, std::string name, TypeText type, std::optional<int64_t> channels,
                 std::string dtype);
 
   Kind kind() const { return m_kind; }
+  /// The operand handle for the builder that made the value (meaningless to any other).
+  ValueId id() const { return m_id; }
   bool isSparse() const { return m_kind == Kind::Sparse; }
   bool isDense() const { return m_kind == Kind::Dense; }
   const std::string& name() const { return m_name; }
@@ -46,6 +49,7 @@ public:
 
 private:
   Kind m_kind;
+  ValueId m_id;
   std::string m_name;
   TypeText m_type;
   std::optional<int64_t> m_channels;

@@ -17,10 +17,6 @@ I64Array toArray(const std::array<int64_t, 3>& t) {
   return I64Array(t.begin(), t.end());
 }
 
-MlirValue operand(const ArtifactValuePtr& v) {
-  return {v->name(), v->type()};
-}
-
 /// Which attributes an emitted convolution op carries (beyond kernel_size).
 struct ConvAttrs {
   bool stride = false;
@@ -44,8 +40,8 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   if (!w) fail("'" + c.className() + "' object has no attribute 'weight'");
   const TensorData relaid = must(convWeightToLatticeLayout(
       *w, kernel[0], kernel[1], kernel[2], pyInt(c.attr("in_channels")), pyInt(c.attr("out_channels"))));
-  MlirValue weight = c.weight("weight", relaid, "conv3d", "conv3d_o_xyz_i");
-  std::optional<MlirValue> bias;
+  const ValueId weight = c.weight("weight", relaid, "conv3d", "conv3d_o_xyz_i");
+  std::optional<ValueId> bias;
   if (const TensorData* t = c.tensor("bias")) bias = c.weight("bias", *t, "bias", "bias_c");
 
   const bool withTarget = c.inputs.size() == 2;
@@ -56,10 +52,10 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   }
 
   const ConvAttrs& a = withTarget ? attrs2 : attrs1;
-  std::array<MlirValue, 4> operands;
+  std::array<ValueId, 4> operands;
   std::size_t operandCount = 0;
-  operands[operandCount++] = operand(input);
-  if (target) operands[operandCount++] = operand(target);
+  operands[operandCount++] = input->id();
+  if (target) operands[operandCount++] = target->id();
   operands[operandCount++] = weight;
   if (bias) operands[operandCount++] = *bias;
   std::array<NamedAttr, 5> attributes;
@@ -75,15 +71,14 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const std::string dtype = c.moduleDtype();
   const int64_t outChannels = pyInt(c.attr("out_channels"));
   const std::string safeName = c.safeName();
-  const ResultStem stems[] = {safeName};
   const TypeText types[] = {sparseTensorType(dtype)};
   const OpResults out = must(b.emitOp({withTarget ? op2 : op1,
                                        {operands.data(), operandCount},
                                        {},
                                        {attributes.data(), attributeCount},
-                                       stems,
+                                       {&safeName, 1},
                                        types}));
-  return TorchLatticeArtifactBuilder::makeValue(out.front(), Kind::Sparse, outChannels, dtype);
+  return b.makeValue(out.front(), Kind::Sparse, outChannels, dtype);
 }
 
 constexpr ConvAttrs kFull{true, true, true, false};
@@ -105,13 +100,13 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
   }
   OpRecord op;
   op.op = opName;
-  op.operands = movedList<MlirValue>(operand(input));
-  if (target) op.operands.push_back(operand(target));
+  op.operands = {input->id()};
+  if (target) op.operands.push_back(target->id());
   op.attributes = std::move(attrs);
-  op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<TypeText>(sparseTensorType(c.builder.inputDtype()));
-  MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
-  return TorchLatticeArtifactBuilder::makeValue(std::move(out), Kind::Sparse, input->channels(), c.builder.inputDtype());
+  op.resultStems = {c.safeName()};
+  op.resultTypes = {sparseTensorType(c.builder.inputDtype())};
+  const ValueId out = must(c.builder.emitOp(op)).front();
+  return c.builder.makeValue(out, Kind::Sparse, input->channels(), c.builder.inputDtype());
 }
 
 std::vector<NamedAttr> kernelAttrs(ModuleCall& c) {

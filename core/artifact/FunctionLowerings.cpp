@@ -213,10 +213,6 @@ template <typename Fn> Expected<ArtifactValuePtr> guard(Fn&& fn) {
   }
 }
 
-MlirValue operandOf(const ArtifactValuePtr& v) {
-  return {v->name(), v->type()};
-}
-
 I64Array toI64(const std::array<int64_t, 3>& t) {
   return I64Array(t.begin(), t.end());
 }
@@ -239,11 +235,11 @@ TorchLatticeArtifactBuilder::sparseBinary(const std::string& name, const Artifac
     const std::optional<int64_t> channels = lhs->channels().value_or(0) ? lhs->channels() : rhs->channels();
     OpRecord rec;
     rec.op = "sparse.binary";
-    rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
+    rec.operands = {lhs->id(), rhs->id()};
     rec.attributes = {{"op", op}, {"join", join}, {"lhs_fill", lhsFill}, {"rhs_fill", rhsFill}};
-    rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
-    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
+    rec.resultStems = {safeValueName(name)};
+    rec.resultTypes = {sparseTensorType(inputDtype())};
+    return makeValue(must(emitOp(rec)).front(), Kind::Sparse, channels, inputDtype());
   });
 }
 
@@ -258,11 +254,11 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseCat(const std::str
     if (lhs->channels() && rhs->channels()) channels = *lhs->channels() + *rhs->channels();
     OpRecord rec;
     rec.op = "sparse.cat";
-    rec.operands = movedList<MlirValue>(operandOf(lhs), operandOf(rhs));
+    rec.operands = {lhs->id(), rhs->id()};
     rec.attributes = {{"join", join}};
-    rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
-    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, channels, inputDtype());
+    rec.resultStems = {safeValueName(name)};
+    rec.resultTypes = {sparseTensorType(inputDtype())};
+    return makeValue(must(emitOp(rec)).front(), Kind::Sparse, channels, inputDtype());
   });
 }
 
@@ -275,11 +271,11 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseReindex(const std:
     requireKind(target, Kind::Sparse, "sparse reindex target");
     OpRecord rec;
     rec.op = "sparse.reindex";
-    rec.operands = movedList<MlirValue>(operandOf(input), operandOf(target));
+    rec.operands = {input->id(), target->id()};
     rec.attributes = {{"fill", fill}};
-    rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
-    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, input->channels(), inputDtype());
+    rec.resultStems = {safeValueName(name)};
+    rec.resultTypes = {sparseTensorType(inputDtype())};
+    return makeValue(must(emitOp(rec)).front(), Kind::Sparse, input->channels(), inputDtype());
   });
 }
 
@@ -294,14 +290,14 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::voxelize(
     requireKind(activeRows, Kind::Dense, "active_rows");
     OpRecord rec;
     rec.op = "voxelize";
-    rec.operands = movedList<MlirValue>(operandOf(points), operandOf(features), operandOf(batchIndices), operandOf(activeRows));
+    rec.operands = {points->id(), features->id(), batchIndices->id(), activeRows->id()};
     rec.attributes = {{"voxel_size", toF64(voxelSize)},
                       {"origin", toF64(origin)},
                       {"reduction", reduction},
                       {"stride", toI64(stride)}};
-    rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<TypeText>(sparseTensorType(inputDtype()));
-    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Sparse, features->channels(), inputDtype());
+    rec.resultStems = {safeValueName(name)};
+    rec.resultTypes = {sparseTensorType(inputDtype())};
+    return makeValue(must(emitOp(rec)).front(), Kind::Sparse, features->channels(), inputDtype());
   });
 }
 
@@ -316,13 +312,12 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::devoxelize(
     requireKind(pointActiveRows, Kind::Dense, "point_active_rows");
     OpRecord rec;
     rec.op = "devoxelize";
-    rec.operands = {operandOf(points), operandOf(voxels), operandOf(batchIndices),
-                    operandOf(pointActiveRows)};
+    rec.operands = {points->id(), voxels->id(), batchIndices->id(), pointActiveRows->id()};
     rec.attributes = {
         {"voxel_size", toF64(voxelSize)}, {"origin", toF64(origin)}, {"interpolation", interpolation}};
-    rec.resultStems = movedList<std::string>(safeValueName(name));
-    rec.resultTypes = movedList<TypeText>(featureTensorType(voxels->channels(), inputDtype()));
-    return makeValue(std::move(must(emitOp(std::move(rec))).front()), Kind::Dense, voxels->channels(), inputDtype());
+    rec.resultStems = {safeValueName(name)};
+    rec.resultTypes = {featureTensorType(voxels->channels(), inputDtype())};
+    return makeValue(must(emitOp(rec)).front(), Kind::Dense, voxels->channels(), inputDtype());
   });
 }
 

@@ -1,8 +1,9 @@
 // lower_fx_artifact (lowering.md §2.1) and save_lattice_model_artifact (§6.1): ABI and option
 // resolution from the archive's hints, builder and symbolic-input creation, the direct path for
-// a root module with a lowering, tracing plus interpretation otherwise, output flattening, and
-// the atomic save. Module/function lowerings, MLIR text and the writer live elsewhere; this file
-// only sequences them and keeps the reference's check order and messages.
+// a root module with a lowering, a given or traced graph and its interpretation otherwise, output
+// flattening, and the atomic save. Both entry points are prepare + finish. Module/function
+// lowerings, MLIR text and the writer live elsewhere; this file only sequences them and keeps
+// the reference's check order and messages.
 
 #include "artifact/Lowering.h"
 
@@ -69,6 +70,37 @@ std::vector<std::string> placeholderNames(const fx::Graph* graph) {
   for (const fx::Node& node : graph->nodes())
     if (node.op() == fx::Op::Placeholder) names.push_back(node.name());
   return names;
+}
+
+/// What both entry points share once `p` has its model and builder: the graph (`graph`, else a
+/// trace made with `tracer`, a default LatticeTracer when null; none when the root has a
+/// lowering), the symbolic inputs `makeInputs(placeholder names)` returns, and the interpreter
+/// started on them. The graph comes first so that the inputs can be owned by their placeholders,
+/// but a trace error is reported after the input errors, as the reference (which traces later)
+/// would.
+template <typename MakeInputs>
+Status prepare(PreparedLowering& p, const fx::Graph* graph, const Tracer* tracer, MakeInputs&& makeInputs) {
+  const Model& model = *p.model;
+  if (model.modules().empty()) return makeError("model has no modules");
+  Status traced;
+  if (!TorchLatticeArtifactBuilder::hasModuleLowering(model.root())) {
+    if (!graph) {
+      Expected<std::unique_ptr<fx::Graph>> trace = tracer ? tracer->trace(model) : LatticeTracer().trace(model);
+      if (trace) p.ownedGraph = std::move(*trace);
+      else traced = trace.error();
+      graph = p.ownedGraph.get();
+    }
+    p.graph = graph;
+  }
+  Expected<std::vector<ArtifactValuePtr>> inputs = makeInputs(placeholderNames(p.graph));
+  if (!inputs) return inputs.error();
+  if (!traced) return traced;
+  p.inputs = std::move(*inputs);
+  if (p.graph) {
+    p.interpreter = std::make_unique<LatticeArtifactInterpreter>(model, *p.graph, *p.builder);
+    p.interpreter->start(toFxValues(p.inputs));
+  }
+  return {};
 }
 
 } // namespace
@@ -164,78 +196,43 @@ std::string PreparedLowering::directName() const {
   return model ? lowercase(model->root().className()) : std::string();
 }
 
-Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptions& options) {
+Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptions& options,
+                                           const fx::Graph* graph) {
   Expected<ResolvedExport> resolved = resolveExport(model, options);
   if (!resolved) return resolved.error();
   Expected<TorchLatticeArtifactBuilder> builder = TorchLatticeArtifactBuilder::create(resolved->builder);
   if (!builder) return builder.error();
-
   PreparedLowering p;
   p.model = &model;
   p.builder = std::make_unique<TorchLatticeArtifactBuilder>(std::move(*builder));
   p.outputNames = std::move(resolved->outputNames);
-  // Trace before the inputs exist so they can be owned by their placeholders, but report a
-  // trace error only after the input errors, as the reference (which traces later) would.
-  std::optional<Error> traceError;
-  if (!TorchLatticeArtifactBuilder::hasModuleLowering(model.root())) {
-    Expected<std::unique_ptr<fx::Graph>> graph =
-        options.tracer ? options.tracer->trace(model) : LatticeTracer().trace(model);
-    if (graph) p.graph = std::move(*graph);
-    else traceError = graph.error();
-  }
-  Expected<std::vector<ArtifactValuePtr>> inputs =
-      createExportInputs(*p.builder, resolved->inputs, placeholderNames(p.graph.get()));
-  if (!inputs) return inputs.error();
-  if (traceError) return *traceError;
-  p.inputs = std::move(*inputs);
-  if (p.graph) {
-    p.interpreter = std::make_unique<LatticeArtifactInterpreter>(model, *p.graph, *p.builder);
-    p.interpreter->start(toFxValues(p.inputs));
-  }
-  return p;
-}
-
-Expected<PreparedLowering> prepareLowering(const Model& model, TorchLatticeArtifactBuilder builder,
-                                           std::vector<ArtifactValuePtr> inputs,
-                                           std::optional<std::vector<std::string>> outputNames) {
-  if (model.modules().empty()) return makeError("model has no modules");
-  PreparedLowering p;
-  p.model = &model;
-  p.builder = std::make_unique<TorchLatticeArtifactBuilder>(std::move(builder));
-  p.outputNames = std::move(outputNames);
-  Expected<std::vector<ArtifactValuePtr>> run = runInputs(*p.builder, std::move(inputs));
-  if (!run) return run.error();
-  p.inputs = std::move(*run);
-  if (!TorchLatticeArtifactBuilder::hasModuleLowering(model.root())) {
-    Expected<std::unique_ptr<fx::Graph>> graph = LatticeTracer().trace(model);
-    if (!graph) return graph.error();
-    p.graph = std::move(*graph);
-    p.interpreter = std::make_unique<LatticeArtifactInterpreter>(model, *p.graph, *p.builder);
-    p.interpreter->start(toFxValues(p.inputs));
-  }
+  Status prepared = prepare(p, graph, options.tracer, [&](const std::vector<std::string>& owners) {
+    return createExportInputs(*p.builder, resolved->inputs, owners);
+  });
+  if (!prepared) return prepared.error();
   return p;
 }
 
 Status finishLowering(PreparedLowering& p) {
   if (!p.model || !p.builder) return makeError("lowering was not prepared");
   if (p.direct()) return lowerDirect(*p.builder, *p.model, p.inputs, p.outputNames);
-  if (!p.interpreter->started()) p.interpreter->start(toFxValues(p.inputs));
   return finishTraced(*p.interpreter, *p.builder, p.outputNames);
 }
 
 Status lowerFxArtifact(TorchLatticeArtifactBuilder& builder, const Model& model,
                        std::vector<ArtifactValuePtr> inputs,
                        std::optional<std::vector<std::string>> outputNames) {
-  if (model.modules().empty()) return makeError("model has no modules");
-  Expected<std::vector<ArtifactValuePtr>> run = runInputs(builder, std::move(inputs));
-  if (!run) return run.error();
-  if (TorchLatticeArtifactBuilder::hasModuleLowering(model.root()))
-    return lowerDirect(builder, model, *run, outputNames);
-  Expected<std::unique_ptr<fx::Graph>> graph = LatticeTracer().trace(model);
-  if (!graph) return graph.error();
-  LatticeArtifactInterpreter interpreter(model, **graph, builder);
-  interpreter.start(toFxValues(*run));
-  return finishTraced(interpreter, builder, outputNames);
+  // The builder is moved into the lowering and back out, whatever happened.
+  PreparedLowering p;
+  p.model = &model;
+  p.builder = std::make_unique<TorchLatticeArtifactBuilder>(std::move(builder));
+  p.outputNames = std::move(outputNames);
+  Status done = prepare(p, nullptr, nullptr, [&](const std::vector<std::string>&) {
+    return runInputs(*p.builder, std::move(inputs));
+  });
+  if (done) done = finishLowering(p);
+  builder = std::move(*p.builder);
+  return done;
 }
 
 Status saveLatticeModelArtifact(const Model& model, const std::string& artifactDir,

@@ -1,15 +1,17 @@
 #pragma once
-/// \file Lowering a Model into a lattice artifact: `lower_fx_artifact` (lowering.md §2.1),
-/// `save_lattice_model_artifact` (§6.1) with its ABI and option resolution, and the prepared,
-/// steppable form of the same pipeline that the studio drives node by node.
+/// \file Lowering a Model into a lattice artifact: `save_lattice_model_artifact` (lowering.md
+/// §6.1) with its ABI and option resolution, and `lower_fx_artifact` (§2.1). There is one way
+/// through: prepareLowering sets the lowering up (builder, symbolic inputs, the traced graph and
+/// its interpreter, started), finishLowering runs what is left and sets the outputs;
+/// saveLatticeModelArtifact and lowerFxArtifact are both of them in one call.
 ///
 /// \code
 ///   // One call (what lattice-cli does):
 ///   ExportOptions o;                       // archive defaults: example_inputs and lowering
 ///   Status s = saveLatticeModelArtifact(model, "out/model.lattice", o);
 ///
-///   // Stepwise (what the studio does):
-///   Expected<PreparedLowering> p = prepareLowering(model, o);
+///   // Stepwise on a graph the caller traced already (what the studio does):
+///   Expected<PreparedLowering> p = prepareLowering(model, o, graph.get());
 ///   while (p->interpreter && p->interpreter->currentNode()) p->interpreter->step();
 ///   Status done = finishLowering(*p);      // outputs; then p->builder->save(...)
 /// \endcode
@@ -57,8 +59,9 @@ struct ExportOptions {
   bool validate = true;
   /// Atomic-save options (clean, progress, fault injection).
   SaveOptions save;
-  /// The tracer prepareLowering traces with (the studio's, carrying the user's leaf
-  /// overrides); nullptr means a default LatticeTracer. Must outlive the prepareLowering call.
+  /// The tracer prepareLowering traces with when it is given no graph (an export on a worker
+  /// thread traces its own, with the studio's leaf overrides); nullptr means a default
+  /// LatticeTracer. Must outlive the prepareLowering call.
   const Tracer* tracer = nullptr;
 };
 
@@ -88,7 +91,7 @@ Expected<std::vector<ArtifactValuePtr>> createExportInputs(TorchLatticeArtifactB
                                                            const std::vector<InputSpec>& inputs,
                                                            const std::vector<std::string>& owners = {});
 
-/// A lowering that is set up and can be run step by step. The builder, the graph and the
+/// A lowering that is set up and can be run step by step. The builder, an owned graph and the
 /// interpreter are heap-held so their addresses survive moves of this struct; `model` must
 /// outlive it.
 struct PreparedLowering {
@@ -97,8 +100,12 @@ struct PreparedLowering {
   /// Symbolic inputs the graph runs on (placeholders take them in order).
   std::vector<ArtifactValuePtr> inputs;
   std::optional<std::vector<std::string>> outputNames;
-  /// The traced graph; null on the direct path (a root module with a lowering, §2.1 step 2).
-  std::unique_ptr<fx::Graph> graph;
+  /// The graph the interpreter runs; null on the direct path (a root module with a lowering,
+  /// §2.1 step 2). It is borrowed, never copied: the graph the caller gave prepareLowering (which
+  /// must outlive this lowering and not change while it lives), or `ownedGraph`.
+  const fx::Graph* graph = nullptr;
+  /// The trace prepareLowering made when it was given no graph; null otherwise.
+  std::unique_ptr<fx::Graph> ownedGraph;
   /// Interprets `graph` into `builder`, already started on `inputs`; null on the direct path.
   std::unique_ptr<LatticeArtifactInterpreter> interpreter;
 
@@ -108,32 +115,31 @@ struct PreparedLowering {
   std::string directName() const;
 };
 
-/// Resolves the export (resolveExport), creates the builder and the symbolic inputs, and
-/// traces the model with LatticeTracer unless the root itself has a lowering. The interpreter
-/// is started but no node has run.
-Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptions& options);
-
-/// Prepares a lowering into an already-configured builder (moved in): `inputs` empty means the
-/// builder's current value (§2.1 step 1).
-Expected<PreparedLowering> prepareLowering(const Model& model, TorchLatticeArtifactBuilder builder,
-                                           std::vector<ArtifactValuePtr> inputs = {},
-                                           std::optional<std::vector<std::string>> outputNames = std::nullopt);
+/// Resolves the export (resolveExport), creates the builder and the symbolic inputs, and starts
+/// the interpreter on `graph`: a trace of `model` the caller already made (the studio's, with
+/// the user's leaf overrides), which the lowering borrows (see PreparedLowering::graph), so its
+/// nodes are the lowering's nodes. Without a graph the model is traced here with
+/// `options.tracer`. A root that has a lowering itself is lowered directly and no graph is used
+/// (§2.1 step 2). No node has run yet.
+Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptions& options,
+                                           const fx::Graph* graph = nullptr);
 
 /// Completes a prepared lowering: the direct path lowers the root; otherwise the interpreter
 /// runs from wherever it stands to the end. The result is flattened (§2.4) and becomes the
 /// builder's return (`output`). Errors from a node carry FX's "While executing" trailer.
 Status finishLowering(PreparedLowering& lowering);
 
-/// `lower_fx_artifact(builder, model, inputs, output_names=...)` (§2.1): `inputs` empty means
-/// the builder's current value ("builder has no current value; ..." when none). A root whose
-/// type or bases have a lowering is lowered directly under its lowercased class name; otherwise
-/// the model is traced (LatticeTracer) and interpreted. Ends with `builder.output(...)`.
+/// `lower_fx_artifact(builder, model, inputs, output_names=...)` (§2.1): the same preparation
+/// and finish into a configured builder. `inputs` empty means the builder's current value
+/// ("builder has no current value; ..." when none); the model is traced with LatticeTracer
+/// unless its root has a lowering. Ends with `builder.output(...)`; after an error the builder
+/// holds what was emitted before it.
 Status lowerFxArtifact(TorchLatticeArtifactBuilder& builder, const Model& model,
                        std::vector<ArtifactValuePtr> inputs = {},
                        std::optional<std::vector<std::string>> outputNames = std::nullopt);
 
-/// `save_lattice_model_artifact(model, artifact_dir, ...)` (§6.1): resolve the ABI and options,
-/// build, lower, then save atomically into `artifactDir` (graph.mlir + weights.safetensors,
+/// `save_lattice_model_artifact(model, artifact_dir, ...)` (§6.1): prepareLowering and
+/// finishLowering, then save atomically into `artifactDir` (graph.mlir + weights.safetensors,
 /// validated unless `options.validate` is false). Every step's error is returned unchanged.
 Status saveLatticeModelArtifact(const Model& model, const std::string& artifactDir,
                                 const ExportOptions& options = {});

@@ -60,9 +60,8 @@ TensorData constantVector(double value, int64_t length, DType dtype);
 
 /// The features a dense feature op consumes, and the sparse value to put them back into.
 struct FeatureInput {
-  MlirValue features;
+  ValueId features;
   ArtifactValuePtr sparse; ///< nullptr when the input was dense
-  ArtifactValuePtr input;  ///< the input itself (keeps the name `features` may view alive)
 };
 /// Step 1: `sparse.decompose` of a sparse value (results `{safeName}_features_in`,
 /// `{safeName}_active`, features typed FT(channels, inputDtype)); a dense value is used as is.
@@ -71,7 +70,7 @@ FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string
 /// Step 4: `sparse.with_features` named `safeName` (type SP(dtype)) when the input was sparse;
 /// otherwise the feature op's dense result itself.
 ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
-                                const FeatureInput& in, const MlirValue& featuresOut,
+                                const FeatureInput& in, ValueId featuresOut,
                                 std::optional<int64_t> channels, const std::string& dtype);
 
 // --- module lowerings (§3) --------------------------------------------------------------------
@@ -100,8 +99,8 @@ struct ModuleCall {
   /// `_dtype_for_module`: the first parameter's dtype name, else the builder's input dtype.
   std::string moduleDtype() const;
   /// `_weight(name, param, tensor, family, layout)`.
-  MlirValue weight(std::string_view param, const TensorData& tensor, std::string_view family,
-                   std::string_view layout) const;
+  ValueId weight(std::string_view param, const TensorData& tensor, std::string_view family,
+                 std::string_view layout) const;
 };
 
 using ModuleLoweringFn = ArtifactValuePtr (*)(ModuleCall&);

@@ -3,6 +3,7 @@
 
 #include "artifact/MlirAttributes.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -95,13 +96,14 @@ Expected<std::array<double, 3>> f64Triple(const AttrValue& value) {
   return wrongValue(SchemaAttrKind::F64Triple, value);
 }
 
-Expected<std::string> formatPacking(const PackingAttr& p) {
+Status appendPacking(std::string& out, const PackingAttr& p) {
   const SchemaAttrDef* def = attrDefOf(SchemaAttrKind::Packing);
-  bool known = false;
-  for (const std::string& v : def->values)
-    known = known || v == p.kind;
-  if (!known) return makeError("unknown packing kind '" + printableForMessage(p.kind) + "'");
-  if (p.kind == "dense") return std::string("#lattice.packing<dense>");
+  if (std::find(def->values.begin(), def->values.end(), p.kind) == def->values.end())
+    return makeError("unknown packing kind '" + printableForMessage(p.kind) + "'");
+  if (p.kind == "dense") {
+    out += "#lattice.packing<dense>";
+    return {};
+  }
   if (p.groupSize <= 0)
     return makeError("packing group_size must be positive, got " + std::to_string(p.groupSize));
   if (p.scaleDtype != "f16" && p.scaleDtype != "f32")
@@ -109,11 +111,10 @@ Expected<std::string> formatPacking(const PackingAttr& p) {
                      "'");
   if (p.mode != "affine")
     return makeError("packing mode must be 'affine', got '" + printableForMessage(p.mode) + "'");
-  return "#lattice.packing<" + p.kind + ", group_size = " + std::to_string(p.groupSize) +
+  out += "#lattice.packing<" + p.kind + ", group_size = " + std::to_string(p.groupSize) +
          ", scale_dtype = " + p.scaleDtype + ", mode = " + p.mode + ">";
+  return {};
 }
-
-} // namespace
 
 void appendDecimalFloat(std::string& out, double value) {
   // printf("%.12f") without printf: to_chars with a precision is correctly rounded from the exact
@@ -139,6 +140,8 @@ void appendDecimalFloat(std::string& out, double value) {
   out += text;
   if (text.find('.') == std::string_view::npos) out += ".0";
 }
+
+} // namespace
 
 std::string formatDecimalFloat(double value) {
   std::string out;
@@ -221,21 +224,40 @@ std::string printableForMessage(std::string_view text) {
 }
 
 namespace {
-struct UnescapedBytes {
-  bool ok[256] = {};
-  constexpr UnescapedBytes() {
-    for (int c = 0x20; c <= 0x7e; ++c)
-      ok[c] = c != '"' && c != '\\';
-  }
-};
-constexpr UnescapedBytes kUnescaped;
-} // namespace
 
+/// Printable ASCII without `"` or `\` (hazard H3: str attributes and storage keys are written
+/// unescaped).
 bool isSafeUnescapedString(std::string_view text) {
-  for (char c : text)
-    if (!kUnescaped.ok[static_cast<unsigned char>(c)]) return false;
-  return true;
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
 }
+
+Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view s) {
+  if (kind == SchemaAttrKind::Str) {
+    if (!isSafeUnescapedString(s))
+      return makeError("string '" + printableForMessage(s) + "' must be printable ascii without '\"' or '\\'");
+    out += '"';
+    out += s;
+    out += '"';
+    return {};
+  }
+  // The enum-like kinds: #lattice.<mnemonic><value>, the value from the schema's set.
+  if (!isEnumAttrKind(kind)) return wrongValue(kind, std::string(s));
+  const std::string_view mnemonic = schemaName(kind);
+  const SchemaAttrDef* def = attrDefOf(kind);
+  bool known = false;
+  for (const std::string& v : def->values)
+    known = known || v == s;
+  if (!known)
+    return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(s) + "'");
+  out += "#lattice.";
+  out += mnemonic;
+  out += '<';
+  out += s;
+  out += '>';
+  return {};
+}
+
+} // namespace
 
 Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& value) {
   switch (kind) {
@@ -300,7 +322,7 @@ Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& v
   case SchemaAttrKind::Packing: {
     const auto* p = std::get_if<PackingAttr>(&value);
     if (!p) return wrongValue(kind, value);
-    return appendPackingAttr(out, *p);
+    return appendPacking(out, *p);
   }
   default:
     break;
@@ -309,43 +331,6 @@ Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& v
   const auto* s = std::get_if<std::string>(&value);
   if (!s) return wrongValue(kind, value);
   return appendStringAttr(out, kind, *s);
-}
-
-Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view s) {
-  if (kind == SchemaAttrKind::Str) {
-    if (!isSafeUnescapedString(s))
-      return makeError("string '" + printableForMessage(s) + "' must be printable ascii without '\"' or '\\'");
-    out += '"';
-    out += s;
-    out += '"';
-    return {};
-  }
-  // The enum-like kinds: #lattice.<mnemonic><value>, the value from the schema's set.
-  if (!isEnumAttrKind(kind)) return wrongValue(kind, std::string(s));
-  const std::string_view mnemonic = schemaName(kind);
-  const SchemaAttrDef* def = attrDefOf(kind);
-  bool known = false;
-  for (const std::string& v : def->values)
-    known = known || v == s;
-  if (!known)
-    return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(s) + "'");
-  out += "#lattice.";
-  out += mnemonic;
-  out += '<';
-  out += s;
-  out += '>';
-  return {};
-}
-
-Status appendPackingAttr(std::string& out, const PackingAttr& packing) {
-  if (packing.kind == "dense") {
-    out += "#lattice.packing<dense>";
-    return {};
-  }
-  Expected<std::string> text = formatPacking(packing);
-  if (!text) return text.error();
-  out += *text;
-  return {};
 }
 
 Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value) {

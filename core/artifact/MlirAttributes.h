@@ -67,10 +67,6 @@ std::string formatPythonFloatRepr(double value);
 /// Sec. 3.1: `["a", "b"]` with `\` and `"` escaped; `[]` when empty.
 std::string formatStringArray(const std::vector<std::string>& items);
 
-/// True when `text` is printable ASCII with no `"` or `\` (hazard H3: str attributes, storage
-/// keys and symbols are written unescaped).
-bool isSafeUnescapedString(std::string_view text);
-
 /// `text` with every byte outside printable ASCII replaced by `?`, for one-line error messages.
 std::string printableForMessage(std::string_view text);
 
@@ -82,11 +78,5 @@ std::string printableForMessage(std::string_view text);
 Expected<std::string> formatAttrValue(SchemaAttrKind kind, const AttrValue& value);
 /// formatAttrValue appending to `out` (nothing is appended on error).
 Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& value);
-/// appendAttrValue for a string value (kind `str` or an enum kind), without an AttrValue.
-Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view value);
-/// appendAttrValue for a packing value, without an AttrValue.
-Status appendPackingAttr(std::string& out, const PackingAttr& packing);
-/// formatDecimalFloat appending to `out`.
-void appendDecimalFloat(std::string& out, double value);
 
 } // namespace lattice

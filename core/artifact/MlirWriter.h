@@ -5,186 +5,137 @@
 /// Usage (what a lowering does):
 /// \code
 ///   MlirModuleWriter w;
-///   auto coords = w.addArgument("x_coords", coordsTensorType(), "sparse_coords");
+///   Expected<ValueId> coords = w.addArgument("x_coords", coordsTensorType(), "sparse_coords");
 ///   ...
-///   const MlirValue operands[] = {*coords, *features, *active};
+///   const ValueId operands[] = {*coords, *features, *active};
 ///   const NamedAttr attributes[] = {{"stride", I64Array{1, 1, 1}}, {"coord_order", "batch_x_y_z"}};
-///   const ResultStem stems[] = {"x"};
+///   const std::string stems[] = {"x"};
 ///   const TypeText types[] = {sparseTensorType("f32")};
-///   OpSpec make{"sparse.make", operands, {}, attributes, stems, types};
-///   Expected<OpResults> x = w.addOp(make);       // (*x)[0].name == "x"
+///   Expected<OpResults> x = w.addOp({"sparse.make", operands, {}, attributes, stems, types});
+///   w.name((*x)[0]);                             // "x"
 ///   ...
 ///   w.setReturn({head});
 ///   Expected<std::string> text = w.str();
 /// \endcode
-/// OpRecord is the same description owning its strings (for tests and one-off ops); addOp takes
-/// either.
+/// OpRecord is the same description owning its fields (tests, one-off ops); it converts to an
+/// OpSpec, so every op, weights included, goes through the one addOp.
 ///
-/// Each op is validated and rendered to its line when added, so str() is a concatenation and the
-/// whole build is linear in the output size. Names are uniqued with one counter map (sec. 9).
-/// Every name the writer hands out (MlirValue::name of an argument or result) views the writer's
-/// own storage: valid while the writer lives, also after it is moved.
+/// The writer keeps a table of the values it defined (arguments and op results, in definition
+/// order) and hands out their indices as ValueIds. Operands are ValueIds, so an operand is
+/// defined when its id is below valueCount(). Names are uniqued with one counter per stem
+/// (sec. 9: `add`, `add1`; a literal `add1` stem is not checked against them, hazard H4) and held
+/// by the table as owned strings. Each op is validated and rendered to its line when added, so
+/// str() is a concatenation and the whole build is linear in the output size.
 
 #include "artifact/MlirAttributes.h"
 #include "artifact/TypeText.h"
 #include "support/Expected.h"
-#include "support/StringArena.h"
 #include "support/Span.h"
-#include "support/StringMap.h"
+#include "support/StringArena.h"
 
-#include <array>
 #include <cstddef>
-#include <cstring>
-#include <new>
-#include <type_traits>
-#include <optional>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <memory_resource>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace lattice {
 
-/// An SSA value: its name without `%` (already uniqued) and its type text (interned). The name
-/// is a view: of the writer's storage for the values the writer returns, of the caller's string
-/// for a value the caller builds (which must outlive the call it is passed to).
-struct MlirValue {
-  std::string_view name;
-  TypeText type;
+/// A value the writer defined (a function argument or an op result): its index in the writer's
+/// value table. Only ids the same writer handed out are meaningful to it; a default-constructed
+/// id is defined by no writer.
+struct ValueId {
+  std::uint32_t index = std::numeric_limits<std::uint32_t>::max();
+  friend bool operator==(ValueId a, ValueId b) { return a.index == b.index; }
+  friend bool operator!=(ValueId a, ValueId b) { return a.index != b.index; }
 };
 
-/// A result name stem given as two parts that are joined when the result is named, so a lowering
-/// can ask for `{safeName, "_features"}` without building the string.
-struct ResultStem {
-  std::string_view head;
-  std::string_view tail;
-  ResultStem() = default;
-  ResultStem(std::string_view stem) : head(stem) {}
-  ResultStem(const std::string& stem) : head(stem) {}
-  ResultStem(const char* stem) : head(stem) {}
-  ResultStem(std::string_view h, std::string_view t) : head(h), tail(t) {}
-  bool empty() const { return head.empty() && tail.empty(); }
+/// The results of one op, in schema order. An op's results are defined one after another, so
+/// they are consecutive ids.
+struct OpResults {
+  ValueId first;
+  std::size_t count = 0;
+  std::size_t size() const { return count; }
+  ValueId operator[](std::size_t i) const { return {first.index + static_cast<std::uint32_t>(i)}; }
+  ValueId front() const { return first; }
 };
 
-/// One op to emit, as views the caller keeps alive for the addOp call (what the lowerings build
-/// on the stack: no heap block per op). The fields mean what OpRecord's do.
+/// One op to emit, as views the caller keeps alive for the addOp call. Names without the
+/// `lattice.` prefix and `%`/`@` sigils.
 struct OpSpec {
-  std::string_view op;
-  Span<const MlirValue> operands;
-  std::string_view symbol;
-  Span<const NamedAttr> attributes;
-  Span<const ResultStem> resultStems;
-  Span<const TypeText> resultTypes;
-};
-
-/// The results of one op (at most four), in schema order. Slots past size() are raw storage (an
-/// op's results are built once per op on the hot path; MlirValue is trivially copyable).
-class OpResults {
-public:
-  static constexpr std::size_t kCapacity = 4;
-  OpResults() = default;
-  OpResults(const OpResults& other) : m_size(other.m_size) {
-    std::memcpy(m_storage, other.m_storage, m_size * sizeof(MlirValue));
-  }
-  OpResults& operator=(const OpResults& other) {
-    m_size = other.m_size;
-    std::memcpy(m_storage, other.m_storage, m_size * sizeof(MlirValue));
-    return *this;
-  }
-  std::size_t size() const { return m_size; }
-  const MlirValue& operator[](std::size_t i) const { return begin()[i]; }
-  const MlirValue& front() const { return begin()[0]; }
-  const MlirValue* begin() const { return reinterpret_cast<const MlirValue*>(m_storage); }
-  const MlirValue* end() const { return begin() + m_size; }
-  void push_back(const MlirValue& v) { new (m_storage + m_size++ * sizeof(MlirValue)) MlirValue(v); }
-
-private:
-  static_assert(std::is_trivially_copyable_v<MlirValue> && std::is_trivially_destructible_v<MlirValue>);
-  alignas(MlirValue) unsigned char m_storage[kCapacity * sizeof(MlirValue)];
-  std::size_t m_size = 0;
-};
-
-/// One op to emit. Names without the `lattice.` prefix and `%`/`@` sigils.
-struct OpRecord {
   /// Schema op name, e.g. `conv3d`, `sparse.make`, `weight`.
-  std::string op;
+  std::string_view op;
   /// SSA operands in schema order. Optional operands (bias, target) are all trailing in the
   /// schema: omit them from the end when absent. Each must be a value this writer defined.
-  std::vector<MlirValue> operands;
+  Span<const ValueId> operands;
   /// `lattice.weight` only: the `@sym_name` (must match `[A-Za-z_][A-Za-z0-9_$.]*`).
-  std::string symbol;
+  std::string_view symbol;
   /// Attributes in any order; printed in schema order (sec. 8.2). Names that are not schema
   /// attributes of the op are ignored (sec. 8.1). A missing `accumulation` prints as
   /// `"canonical_f32"`; any other missing required attribute is an error.
-  std::vector<NamedAttr> attributes;
+  Span<const NamedAttr> attributes;
   /// Per schema result: the requested name stem (`.` becomes `_`), or "" (or absent) for the
   /// default stem, the op's python_name. Decompose: {"", "n_features_in", "n_active"} gives
   /// `%sparse_decompose, %n_features_in, %n_active`; {"p", "p", "p"} gives `%p, %p1, %p2`.
-  std::vector<std::string> resultStems;
+  Span<const std::string> resultStems;
   /// One type text per schema result (decompose: 3; every other op: 1).
-  std::vector<TypeText> resultTypes;
+  Span<const TypeText> resultTypes;
 };
 
-/// `record` as an OpSpec viewing it; the result stems are put in `stems` (keep both alive while
-/// the spec is used).
-OpSpec specOf(const OpRecord& record, std::vector<ResultStem>& stems);
+/// OpSpec's fields, owned.
+struct OpRecord {
+  std::string op;
+  std::vector<ValueId> operands;
+  std::string symbol;
+  std::vector<NamedAttr> attributes;
+  std::vector<std::string> resultStems;
+  std::vector<TypeText> resultTypes;
+
+  /// The record as an OpSpec viewing it (valid while the record lives).
+  operator OpSpec() const { return {op, operands, symbol, attributes, resultStems, resultTypes}; }
+};
 
 /// An op as emitted.
 struct EmittedOp {
   std::string_view op;   ///< schema op name (the schema's own string: valid for the whole run)
   std::string_view text; ///< the body line without its 4-space indent and newline, held by the
                          ///< writer (valid while the writer lives, also after it is moved)
+  OpResults results;     ///< the values it defined
 };
 
 /// A function argument as emitted.
 struct MlirArgument {
-  MlirValue value;  ///< uniqued name (also its `lattice.input_names` entry) and type
+  ValueId value;    ///< its name is also its `lattice.input_names` entry
   std::string role; ///< `tensor`, `sparse_coords`, `sparse_features` or `sparse_active`
 };
 
 /// Builds one lattice module with a single `func.func @forward`.
 class MlirModuleWriter {
-  static constexpr std::size_t kMaxResultStems = OpResults::kCapacity;
-
 public:
-  /// Room for `ops` more ops and `names` more distinct result stems without growing (a lowering
-  /// that knows its graph's size calls it first: growing moves every op record and rehashes every
-  /// name).
-  void reserve(std::size_t ops, std::size_t names) {
-    m_ops.reserve(m_ops.size() + ops);
-    m_nameCounts.reserve(m_nameCounts.size() + names);
-  }
+  /// Room for `ops` more ops without growing.
+  void reserve(std::size_t ops);
 
   /// Appends a function argument named `name` (normalized `.`→`_` and uniqued like op results)
   /// with `role` (sec. 3.2). Errors: invalid SSA name, unknown role, type not a tensor or
   /// lattice type.
-  Expected<MlirValue> addArgument(std::string_view name, TypeText type, std::string role = "tensor");
+  Expected<ValueId> addArgument(std::string_view name, TypeText type, std::string role = "tensor");
 
   /// Validates `op` against the schema, names its results and renders its line. Returns the
   /// results (its index is opCount() - 1). Errors name the op and its first result stem; on
   /// error nothing is emitted and no name counter advances.
   Expected<OpResults> addOp(const OpSpec& op);
-  /// addOp for the owning description.
-  Expected<std::vector<MlirValue>> addOp(const OpRecord& record);
-
-  /// addOp for a `lattice.weight` (one per stored parameter) without building an OpRecord: the
-  /// result stem and the symbol are `symbol`, the attributes `storage_key`, `layout` and
-  /// `packing`. The same checks, messages and text as addOp with that record.
-  Expected<MlirValue> addWeight(std::string_view symbol, std::string_view storageKey, std::string_view layout,
-                                const PackingAttr& packing, TypeText type);
 
   /// Sets (or replaces) the returned values. `names` default to the values' SSA names and `roles`
   /// to `sparse_tensor` for `!lattice.sparse_tensor` values and `tensor` otherwise (sec. 3.2).
   /// Errors: no values, a value not defined here, names/roles of another length, names or
   /// roles with control characters.
-  Status setReturn(std::vector<MlirValue> values, std::vector<std::string> names = {},
+  Status setReturn(std::vector<ValueId> values, std::vector<std::string> names = {},
                    std::vector<std::string> roles = {});
-
-  /// The sec. 9 counter: normalizes `stem` (`.`→`_`), returns `stem`, `stem1`, `stem2`, ... on
-  /// successive calls (a view of the writer's storage). addArgument and addOp call it
-  /// themselves; call it directly only to reserve a name without emitting anything (it advances
-  /// the shared counter).
-  std::string_view uniqueName(std::string_view stem);
 
   /// The whole `graph.mlir` text (sec. 3), ending in a single `\n`. Error: no return set.
   Expected<std::string> str() const;
@@ -196,6 +147,15 @@ public:
   /// equals str().
   std::string partialText() const;
 
+  /// The uniqued SSA name of `id` without `%` (held by the writer); `id` must be defined here.
+  std::string_view name(ValueId id) const { return m_tables->values[id.index].name; }
+  /// The type of `id`; `id` must be defined here.
+  TypeText type(ValueId id) const { return m_tables->values[id.index].type; }
+  /// Number of values defined (arguments and op results).
+  std::size_t valueCount() const { return m_tables->values.size(); }
+  /// True when `id` is a value this writer defined.
+  bool isDefined(ValueId id) const { return id.index < valueCount(); }
+
   /// Emitted arguments, in order.
   const std::vector<MlirArgument>& arguments() const { return m_arguments; }
   /// Emitted ops, in order.
@@ -203,7 +163,7 @@ public:
   /// Number of emitted ops.
   std::size_t opCount() const { return m_ops.size(); }
   /// Returned values (empty until setReturn()).
-  const std::vector<MlirValue>& returnValues() const { return m_returnValues; }
+  const std::vector<ValueId>& returnValues() const { return m_returnValues; }
   /// True once setReturn() succeeded.
   bool hasReturn() const { return !m_returnValues.empty(); }
 
@@ -216,97 +176,38 @@ public:
   std::size_t returnLine() const;
 
 private:
-  /// True when uniqueName handed out `name` (every argument and result is named by it).
-  bool isDefined(std::string_view name) const;
-  /// The schema op named `op`; the last few lookups are remembered by the name's address (the
-  /// lowerings pass string literals), confirmed by comparing the name.
-  const SchemaOp* findOp(std::string_view op);
-  /// The `, layout = ..., packing = ...}` end of a weight's attribute dict (sec. 8), remembered
-  /// per (layout, packing); errors name the attribute.
-  Expected<std::string_view> weightAttrTail(std::string_view layout, const PackingAttr& packing);
+  /// Defines a value named after the already normalized `stem`, uniqued (sec. 9).
+  ValueId define(std::string_view stem, TypeText type);
+  /// The attribute dict of `schema` for `attributes` (sec. 8) into m_attrDict; errors name the
+  /// op by its first result stem.
+  Status renderAttributes(const SchemaOp& schema, Span<const NamedAttr> attributes, std::string_view firstStem);
   /// str() without the return check (partialText when there is no return).
   std::string render() const;
-  /// uniqueName of a stem that is already normalized.
-  std::string_view nameFor(std::string_view normalizedStem) { return nameFor(normalizedStem, m_nameCounts.hashKey(normalizedStem)); }
-  /// Name counters, grouped by numbered prefix once reserve() makes them large: a module's stems
-  /// share it ("blocks_3_1_features_in").
-  using NameCounts = StringMap<std::size_t, KeyGrouping::ByNumberedPrefix>;
-  using StemHash = NameCounts::KeyHash;
-  /// nameFor of a stem whose hash is `h` (computed early to prefetch its counter).
-  std::string_view nameFor(std::string_view normalizedStem, const StemHash& h);
-  /// The normalized stem `stem` joins to, in `scratch` when it has to be built.
-  static std::string_view joinedStem(const ResultStem& stem, std::string& scratch);
-  /// The attribute dict of `schema` for `attributes` (sec. 8), from the cache or rendered into
-  /// it; errors are prefixed with `context` (the op and its first result name).
-  Expected<std::string_view> attributeDict(const SchemaOp& schema, Span<const NamedAttr> attributes,
-                                           std::string_view firstStem);
 
-  /// The pieces of one op line, copied once into a string of their total size.
-  class Pieces {
-  public:
-    /// A line has at most 2 pieces per result name, result type, operand name and operand type,
-    /// and 12 fixed ones (addOp allows 16 operands and 4 results).
-    static constexpr std::size_t kCapacity = 2 * (16 + 16 + 4 + 4) + 12;
-    void clear() { m_count = 0, m_size = 0; }
-    void add(std::string_view piece) { m_pieces[m_count++] = piece, m_size += piece.size(); }
-    /// `%a, %b`.
-    void names(Span<const MlirValue> values);
-    /// `t1, t2`.
-    void types(Span<const MlirValue> values);
-    /// The line, copied once into `arena`.
-    std::string_view storeIn(StringArena& arena) const;
-
-  private:
-    std::array<std::string_view, kCapacity> m_pieces;
-    std::size_t m_count = 0;
-    std::size_t m_size = 0;
+  /// The value table and the sec. 9 counters. They gain a few small strings and nodes per op,
+  /// so their memory comes from one monotonic resource and is released at once with the writer;
+  /// they are heap-held so that moving the writer moves a pointer (and the resource stays put).
+  struct Tables {
+    struct Value {
+      std::pmr::string name; // uniqued, without `%`
+      TypeText type;
+    };
+    std::pmr::monotonic_buffer_resource memory;
+    std::pmr::deque<Value> values{&memory}; // by ValueId (elements never move)
+    /// Uses per normalized stem, keyed by the name of the value that used it first.
+    std::pmr::map<std::string_view, std::size_t> uses{&memory};
   };
-
-  struct FoundOp {
-    const char* name = nullptr; // where the name was
-    const SchemaOp* op = nullptr;
-  };
-  std::array<FoundOp, 16> m_foundOps{}; // findOp's cache, indexed by name address bits
-  struct HandedOut {
-    const char* data = nullptr;
-    std::size_t size = 0;
-  };
-  std::array<HandedOut, 64> m_handedOut{}; // recent nameFor results by address, for isDefined
-  struct WeightTail {
-    std::string layout;
-    PackingAttr packing;
-    std::string text;
-  };
-  std::vector<WeightTail> m_weightTails; // weightAttrTail's texts (a handful per module)
-  /// The last attribute dict rendered for an op, by schema op: lowerings repeat the same
-  /// attributes (every ReLU, every 3×3×3 conv), and comparing them costs less than printing.
-  struct AttrCache {
-    const SchemaOp* op = nullptr;
-    std::vector<NamedAttr> attributes;
-    std::string text;
-  };
-  std::array<AttrCache, 16> m_attrCache;
-  std::array<std::string, kMaxResultStems> m_stemScratch; // joined/normalized stems of one op
-  NameCounts m_nameCounts; // sec. 9 counter per normalized stem (keys: count-0 names)
-  StringArena m_names;                 // names with a counter suffix (`add1`), returned names
-  std::string m_attrScratch;           // the attribute dict of the op being added
-  Pieces m_pieces;                     // the line of the op being added
-  StringArena m_lines;                 // every EmittedOp::text (one heap block per 64 KiB of text)
+  std::unique_ptr<Tables> m_tables = std::make_unique<Tables>();
+  StringArena m_lines;                    // every op line as printed (EmittedOp::text views it)
+  std::vector<std::string> m_resultStems; // the op being added: its result stems,
+  std::string m_attrDict;                 // its attribute dict
+  std::string m_line;                     // and its line
   std::vector<MlirArgument> m_arguments;
   std::vector<EmittedOp> m_ops;
-  std::vector<MlirValue> m_returnValues;
+  std::vector<ValueId> m_returnValues;
   std::vector<std::string> m_outputNames;
   std::vector<std::string> m_outputRoles;
 };
-
-/// A vector of `items` moved in, for building OpRecord fields (a braced list copies every
-/// element): `op.resultStems = movedList<std::string>(s + "_features");`.
-template <typename T, typename... Items> std::vector<T> movedList(Items&&... items) {
-  std::vector<T> out;
-  out.reserve(sizeof...(Items));
-  (out.emplace_back(std::forward<Items>(items)), ...);
-  return out;
-}
 
 /// `.` replaced by `_` (sec. 9 step 2).
 std::string normalizeSsaStem(std::string_view stem);

@@ -10,7 +10,6 @@
 #include "artifact/MlirTypes.h"
 #include "artifact/Names.h"
 #include "artifact/WeightPacking.h"
-#include "support/StringMap.h"
 
 #include <cerrno>
 #include <cmath>
@@ -206,8 +205,8 @@ std::string ModuleCall::moduleDtype() const {
   return builder.inputDtype();
 }
 
-MlirValue ModuleCall::weight(std::string_view param, const TensorData& t, std::string_view family,
-                             std::string_view layout) const {
+ValueId ModuleCall::weight(std::string_view param, const TensorData& t, std::string_view family,
+                           std::string_view layout) const {
   return must(builder.registerWeight(name, param, t, family, layout));
 }
 
@@ -237,13 +236,13 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
   const std::string dtype = must(artifactWeightDTypeName(w->dtype()));
   OpRecord op;
   op.op = "linear";
-  op.operands = {{input->name(), input->type()}, c.weight("weight", *w, "linear", "linear_o_i")};
+  op.operands = {input->id(), c.weight("weight", *w, "linear", "linear_o_i")};
   if (const TensorData* bias = c.tensor("bias"))
     op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
-  op.resultStems = movedList<std::string>(c.safeName());
-  op.resultTypes = movedList<TypeText>(featureTensorType(outFeatures, dtype));
-  MlirValue out = std::move(must(c.builder.emitOp(std::move(op))).front());
-  return TorchLatticeArtifactBuilder::makeValue(std::move(out), ArtifactValue::Kind::Dense, outFeatures, dtype);
+  op.resultStems = {c.safeName()};
+  op.resultTypes = {featureTensorType(outFeatures, dtype)};
+  const ValueId out = must(c.builder.emitOp(op)).front();
+  return c.builder.makeValue(out, ArtifactValue::Kind::Dense, outFeatures, dtype);
 }
 
 ArtifactValuePtr lowerDropout(ModuleCall& c) {
@@ -333,15 +332,15 @@ const std::vector<ModuleLowering>& moduleLoweringRegistry() {
 }
 
 const ModuleLowering* findModuleLowering(const ModuleInfo& module) {
-  static const StringMap<const ModuleLowering*> byType = [] {
-    StringMap<const ModuleLowering*> m;
+  static const std::unordered_map<std::string, const ModuleLowering*> byType = [] {
+    std::unordered_map<std::string, const ModuleLowering*> m;
     for (const ModuleLowering& row : moduleLoweringRegistry())
-      m.insert(row.type, &row);
+      m.emplace(row.type, &row);
     return m;
   }();
-  if (const ModuleLowering* const* row = byType.find(module.type)) return *row;
+  if (const auto row = byType.find(module.type); row != byType.end()) return row->second;
   for (const std::string& base : module.bases) {
-    if (const ModuleLowering* const* row = byType.find(base)) return *row;
+    if (const auto row = byType.find(base); row != byType.end()) return row->second;
   }
   return nullptr;
 }
@@ -373,12 +372,12 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     if (!m_options.batchSize) lowering::fail("global_pool artifact requires a static batch_size.");
     OpRecord op;
     op.op = "global_pool";
-    op.operands = movedList<MlirValue>(MlirValue{input->name(), input->type()});
+    op.operands = {input->id()};
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
-    op.resultStems = movedList<std::string>(safeValueName(name));
-    op.resultTypes = movedList<TypeText>(featureTensorType(input->channels(), inputDtype()));
-    MlirValue out = std::move(lowering::must(emitOp(std::move(op))).front());
-    return makeValue(std::move(out), ArtifactValue::Kind::Dense, input->channels(), inputDtype());
+    op.resultStems = {safeValueName(name)};
+    op.resultTypes = {featureTensorType(input->channels(), inputDtype())};
+    const ValueId out = lowering::must(emitOp(op)).front();
+    return makeValue(out, ArtifactValue::Kind::Dense, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);
   }

@@ -49,15 +49,11 @@ void collapseAndStrip(std::string& out, std::string_view text, const KeptBytes& 
 
 } // namespace
 
-void assignSafeValueName(std::string& out, std::string_view name) {
+std::string safeValueName(std::string_view name) {
+  std::string out;
   collapseAndStrip(out, name, kValueBytes, "_");
   if (out.empty()) out = "value";
   else if (out.front() >= '0' && out.front() <= '9') out.insert(0, "v_");
-}
-
-std::string safeValueName(std::string_view name) {
-  std::string out;
-  assignSafeValueName(out, name);
   return out;
 }
 

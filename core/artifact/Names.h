@@ -11,8 +11,6 @@ namespace lattice {
 /// leading and trailing `_` are stripped, "" becomes `value`, and a leading digit gets `v_`.
 /// Examples: `0.1.main.0` → `v_0_1_main_0`, `my-layer/conv` → `my_layer_conv`, `...` → `value`.
 std::string safeValueName(std::string_view name);
-/// safeValueName into `out`, reusing its capacity.
-void assignSafeValueName(std::string& out, std::string_view name);
 
 /// `_safe_key(x)` (§5.6): every run of bytes outside `[0-9A-Za-z_.]` becomes one `_`, leading and
 /// trailing `.` and `_` are stripped, "" becomes `layer`. Dots are kept (`.a..b.` → `a..b`); no

@@ -31,15 +31,15 @@ int64_t normalizedChannels(ModuleCall& c, const char* label) {
 /// `weights` are the op's operands after the features.
 template <std::size_t N>
 ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName, const FeatureInput& in,
-                           const char* opName, const std::array<MlirValue, N>& weights, double eps,
+                           const char* opName, const std::array<ValueId, N>& weights, double eps,
                            int64_t channels, const std::string& dtype) {
-  std::array<MlirValue, N + 1> operands;
+  std::array<ValueId, N + 1> operands;
   operands[0] = in.features;
   std::copy(weights.begin(), weights.end(), operands.begin() + 1);
   const NamedAttr attributes[] = {{"eps", eps}};
-  const ResultStem stems[] = {{safeName, "_features"}};
+  const std::string stems[] = {safeName + "_features"};
   const TypeText types[] = {featureTensorType(channels, dtype)};
-  const MlirValue out = must(b.emitOp({opName, operands, {}, attributes, stems, types})).front();
+  const ValueId out = must(b.emitOp({opName, operands, {}, attributes, stems, types})).front();
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
 
@@ -51,24 +51,23 @@ ArtifactValuePtr activationModule(ModuleCall& c, const char* kind, const Activat
 
 FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
                                const ArtifactValuePtr& input) {
-  if (!input->isSparse()) return {{input->name(), input->type()}, nullptr, input};
-  const MlirValue operands[] = {{input->name(), input->type()}};
-  const ResultStem stems[] = {{}, {safeName, "_features_in"}, {safeName, "_active"}};
+  if (!input->isSparse()) return {input->id(), nullptr};
+  const ValueId operands[] = {input->id()};
+  const std::string stems[] = {"", safeName + "_features_in", safeName + "_active"};
   const TypeText types[] = {coordsTensorType(), featureTensorType(input->channels(), b.inputDtype()),
                             activeTensorType()};
   const OpResults results = must(b.emitOp({"sparse.decompose", operands, {}, {}, stems, types}));
-  return {results[1], input, input};
+  return {results[1], input};
 }
 
 ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
-                                const FeatureInput& in, const MlirValue& featuresOut,
+                                const FeatureInput& in, ValueId featuresOut,
                                 std::optional<int64_t> channels, const std::string& dtype) {
-  if (!in.sparse) return TorchLatticeArtifactBuilder::makeValue(featuresOut, Kind::Dense, channels, dtype);
-  const MlirValue operands[] = {{in.sparse->name(), in.sparse->type()}, featuresOut};
-  const ResultStem stems[] = {safeName};
+  if (!in.sparse) return b.makeValue(featuresOut, Kind::Dense, channels, dtype);
+  const ValueId operands[] = {in.sparse->id(), featuresOut};
   const TypeText types[] = {sparseTensorType(dtype)};
-  const OpResults out = must(b.emitOp({"sparse.with_features", operands, {}, {}, stems, types}));
-  return TorchLatticeArtifactBuilder::makeValue(out.front(), Kind::Sparse, channels, dtype);
+  const OpResults out = must(b.emitOp({"sparse.with_features", operands, {}, {}, {&safeName, 1}, types}));
+  return b.makeValue(out.front(), Kind::Sparse, channels, dtype);
 }
 
 ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
@@ -83,16 +82,16 @@ ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
   // affine=False: constant ones/zeros are registered (and stored) under the same keys.
   const TensorData* scaleT = c.tensor("weight");
   const TensorData* biasT = c.tensor("bias");
-  MlirValue scale =
+  const ValueId scale =
       c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
                "channel_c");
-  MlirValue bias = c.weight(
+  const ValueId bias = c.weight(
       "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
   const TensorData* mean = c.tensor("running_mean");
   const TensorData* var = c.tensor("running_var");
   if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
-  MlirValue meanW = c.weight("running_mean", *mean, "channel", "channel_c");
-  MlirValue varW = c.weight("running_var", *var, "channel", "channel_c");
+  const ValueId meanW = c.weight("running_mean", *mean, "channel", "channel_c");
+  const ValueId varW = c.weight("running_var", *var, "channel", "channel_c");
   return featureOp<4>(c.builder, s, in, "batch_norm", {scale, bias, meanW, varW}, eps, channels, dtype);
 }
 
@@ -105,10 +104,10 @@ ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
   const double eps = pyFloat(c.attr("eps"));
   const TensorData* scaleT = c.tensor("weight");
   const TensorData* biasT = c.tensor("bias");
-  const MlirValue scale =
+  const ValueId scale =
       c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
                "channel_c");
-  const MlirValue bias = c.weight(
+  const ValueId bias = c.weight(
       "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
   return featureOp<2>(c.builder, s, in, "layer_norm", {scale, bias}, eps, channels, dtype);
 }
@@ -122,7 +121,7 @@ ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
   // float(eps): torch.nn.RMSNorm's default eps=None raises TypeError here (Appendix B.7).
   const double eps = pyFloat(c.attr("eps"));
   const TensorData* scaleT = c.tensor("weight");
-  const MlirValue scale =
+  const ValueId scale =
       c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
                "channel_c");
   return featureOp<1>(c.builder, s, in, "rms_norm", {scale}, eps, channels, dtype);
@@ -174,15 +173,15 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
     if (!input) input = lowering::must(current());
     const std::string s = safeValueName(name);
     const lowering::FeatureInput in = lowering::decomposeFeatures(*this, s, input);
-    const MlirValue operands[] = {in.features};
+    const ValueId operands[] = {in.features};
     const NamedAttr attributes[] = {{"kind", kind},
                                     {"approximate", params.approximate},
                                     {"alpha", params.alpha},
                                     {"beta", params.beta},
                                     {"threshold", params.threshold}};
-    const ResultStem stems[] = {{s, "_features"}};
+    const std::string stems[] = {s + "_features"};
     const TypeText types[] = {featureTensorType(input->channels(), inputDtype())};
-    const MlirValue out = lowering::must(emitOp({"activation", operands, {}, attributes, stems, types})).front();
+    const ValueId out = lowering::must(emitOp({"activation", operands, {}, attributes, stems, types})).front();
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

@@ -57,9 +57,9 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::current() const {
   return m_current;
 }
 
-Expected<MlirValue> TorchLatticeArtifactBuilder::addArgument(const std::string& name, TypeText type,
-                                                             std::string role) {
-  Expected<MlirValue> v = m_writer.addArgument(name, type, std::move(role));
+Expected<ValueId> TorchLatticeArtifactBuilder::addArgument(const std::string& name, TypeText type,
+                                                           std::string role) {
+  Expected<ValueId> v = m_writer.addArgument(name, type, std::move(role));
   if (!v) return v;
   OpProvenance record;
   record.kind = OpProvenance::Kind::Argument;
@@ -81,37 +81,32 @@ Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpSpec& op) {
   return results;
 }
 
-Expected<OpResults> TorchLatticeArtifactBuilder::emitOp(const OpRecord& record) {
-  std::vector<ResultStem> stems;
-  return emitOp(specOf(record, stems));
+ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(ValueId v, ArtifactValue::Kind kind,
+                                                        std::optional<int64_t> channels, std::string dtype) const {
+  return std::make_shared<const ArtifactValue>(kind, v, std::string(m_writer.name(v)), m_writer.type(v), channels,
+                                               std::move(dtype));
 }
 
-ArtifactValuePtr TorchLatticeArtifactBuilder::makeValue(const MlirValue& v, ArtifactValue::Kind kind,
-                                                        std::optional<int64_t> channels, std::string dtype) {
-  return std::make_shared<const ArtifactValue>(kind, std::string(v.name), v.type, channels, std::move(dtype));
-}
-
-Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseMake(const MlirValue (&parts)[3], std::string_view name,
+Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseMake(const ValueId (&parts)[3], const std::string& name,
                                                                   const std::array<int64_t, 3>& stride,
                                                                   std::optional<int64_t> channels,
                                                                   const std::string& dtype) {
   const NamedAttr attributes[] = {{"stride", I64Array(stride.begin(), stride.end())},
                                   {"coord_order", std::string("batch_x_y_z")}};
-  const ResultStem stems[] = {name};
   const TypeText types[] = {sparseTensorType(dtype)};
-  Expected<OpResults> results = emitOp({"sparse.make", parts, {}, attributes, stems, types});
+  Expected<OpResults> results = emitOp({"sparse.make", parts, {}, attributes, {&name, 1}, types});
   if (!results) return results.error();
   return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, dtype);
 }
 
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseInput() {
   const std::string& dtype = m_options.inputDtype;
-  Expected<MlirValue> coords = addArgument("coords", coordsTensorType(), "sparse_coords");
+  Expected<ValueId> coords = addArgument("coords", coordsTensorType(), "sparse_coords");
   if (!coords) return coords.error();
-  Expected<MlirValue> features =
+  Expected<ValueId> features =
       addArgument("features", featureTensorType(std::nullopt, dtype), "sparse_features");
   if (!features) return features.error();
-  Expected<MlirValue> active = addArgument("active", activeTensorType(), "sparse_active");
+  Expected<ValueId> active = addArgument("active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
   return sparseMake({*coords, *features, *active}, m_options.inputName, m_inputStride, std::nullopt, dtype);
 }
@@ -122,12 +117,12 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
                                                                        std::array<int64_t, 3> stride) {
   const std::string s = safeValueName(name);
   const std::string d = dtype && !dtype->empty() ? *dtype : m_options.inputDtype;
-  Expected<MlirValue> coords = addArgument(s + "_coords", coordsTensorType(), "sparse_coords");
+  Expected<ValueId> coords = addArgument(s + "_coords", coordsTensorType(), "sparse_coords");
   if (!coords) return coords.error();
-  Expected<MlirValue> features =
+  Expected<ValueId> features =
       addArgument(s + "_features", featureTensorType(channels, d), "sparse_features");
   if (!features) return features.error();
-  Expected<MlirValue> active = addArgument(s + "_active", activeTensorType(), "sparse_active");
+  Expected<ValueId> active = addArgument(s + "_active", activeTensorType(), "sparse_active");
   if (!active) return active.error();
   return sparseMake({*coords, *features, *active}, s, stride, channels, d);
 }
@@ -135,7 +130,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseArgument(const std
 Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::denseArgument(const std::string& name,
                                                                       const std::string& type,
                                                                       std::optional<int64_t> channels) {
-  Expected<MlirValue> v = addArgument(name, type, "tensor");
+  Expected<ValueId> v = addArgument(name, type, "tensor");
   if (!v) return v.error();
   return makeValue(*v, ArtifactValue::Kind::Dense, channels, elementTypeOf(type));
 }
@@ -182,39 +177,18 @@ bool TorchLatticeArtifactBuilder::hasFunctionLowering(const std::string& target)
   return !lowering::canonicalFunctionName(target).empty();
 }
 
-Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view moduleName,
-                                                                std::string_view parameter,
-                                                                const TensorData& tensor, std::string_view family,
-                                                                std::string_view layout) {
-  // A module registers its parameters one after another: its key stem is sanitised once.
-  if (moduleName != m_weightModule || m_weightKeyStem.empty()) {
-    m_weightModule = moduleName;
-    m_weightKeyStem = safeKey(moduleName);
-    m_weightSymbolStem = safeValueName(m_weightKeyStem);
-  }
-  // The key is built in a reused buffer; it becomes a string of its own only when stored.
-  std::string& scratch = m_keyScratch;
-  scratch.assign(m_weightKeyStem);
-  scratch += '.';
-  scratch += parameter;
-  const std::size_t plain = scratch.size();
-  const auto keyHash = m_weightIndex.hashKey(scratch);
-  // The probe below is a cache miss on a large model: it is requested first. On a large model
-  // the twin's probe falls in the same two lines (the key and its twin share their numbered
-  // prefix, and the index groups by it).
-  m_weightIndex.prefetch(keyHash);
-  scratch += ".weight"; // a quantized weight stored under this key owns it too
-  const auto twinHash = m_weightIndex.hashKey(scratch);
-  const std::string_view plainKey = std::string_view(scratch).substr(0, plain);
-  if (m_weightIndex.findHashed(plainKey, keyHash)) return makeError("duplicate exported weight key: " + std::string(plainKey));
-  const bool quantizedTwin = m_weightIndex.findHashed(scratch, twinHash) != nullptr;
-  scratch.resize(plain);
-  if (quantizedTwin) return makeError("duplicate exported weight key: " + scratch);
-  const std::string_view key = scratch;
+Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view moduleName,
+                                                              std::string_view parameter,
+                                                              const TensorData& tensor, std::string_view family,
+                                                              std::string_view layout) {
+  std::string key = weightStorageKey(moduleName, parameter);
+  // A quantized weight stored under `key` owns `key.weight` too.
+  if (m_weightIndex.count(key) || m_weightIndex.count(key + ".weight"))
+    return makeError("duplicate exported weight key: " + key);
   Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
   if (!dtype) return dtype.error();
 
-  std::vector<NamedTensor> quantized; // empty: the tensor is stored as given under `key`
+  std::vector<NamedTensor> quantized; // `key.weight`, `.scales`, `.biases`; else `key` is stored as is
   PackingAttr packing = PackingAttr::dense();
   if (m_options.quantizeBits && (family == "conv3d" || family == "linear")) {
     const int bits = static_cast<int>(*m_options.quantizeBits);
@@ -222,53 +196,31 @@ Expected<MlirValue> TorchLatticeArtifactBuilder::registerWeight(std::string_view
     Expected<QuantizedWeight> packed =
         quantizeAffine(tensor, bits, static_cast<int>(m_options.quantizeGroupSize), scaleDtype);
     if (!packed) return packed.error();
-    quantized = quantizedWeightTensors(std::string(key), std::move(*packed));
+    quantized = quantizedWeightTensors(key, std::move(*packed));
     packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
   }
 
-  // safeValueName(key): the key stem starts and ends with [0-9A-Za-z] (safeKey strips `.` and
-  // `_`), so for a parameter of [0-9A-Za-z_] that does not end in `_` the symbol is the stem's
-  // symbol, `_` (the `.`), and the parameter.
-  const bool plainParameter = !parameter.empty() && parameter.back() != '_' &&
-                              std::all_of(parameter.begin(), parameter.end(), [](char c) {
-                                return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-                                       c == '_';
-                              });
-  if (plainParameter) {
-    m_symbolScratch.assign(m_weightSymbolStem);
-    m_symbolScratch += '_';
-    m_symbolScratch += parameter;
-  } else {
-    assignSafeValueName(m_symbolScratch, key);
-  }
-  Expected<MlirValue> result = m_writer.addWeight(m_symbolScratch, key, layout, packing, weightType(family, *dtype));
+  const std::string symbol = safeValueName(key); // also the result's stem
+  const NamedAttr attributes[] = {{"storage_key", key}, {"layout", std::string(layout)}, {"packing", packing}};
+  const TypeText types[] = {weightType(family, *dtype)};
+  Expected<OpResults> result = emitOp({"weight", {}, symbol, attributes, {&symbol, 1}, types});
   if (!result) return result.error();
-  OpProvenance& record = m_provenance.emplace_back();
-  record.kind = OpProvenance::Kind::Op;
-  record.index = m_writer.opCount() - 1;
-  record.op = m_writer.ops().back().op;
-  record.owner = static_cast<std::uint32_t>(m_owners.size() - 1);
-  const std::size_t provenance = m_provenance.size() - 1;
+  OpProvenance& record = m_provenance.back();
   record.firstWeight = static_cast<std::uint32_t>(m_weights.size());
-  if (quantized.empty()) {
-    ++record.weightCount;
-    m_weightIndex.insertHashed(key, keyHash, WeightSlot{m_weights.size(), provenance});
-    m_weights.push_back({std::string(key), tensor});
-    return result;
-  }
   const auto store = [&](std::string storedKey, TensorData data) {
     ++record.weightCount;
-    m_weightIndex.insert(storedKey, WeightSlot{m_weights.size(), provenance});
+    m_weightIndex.emplace(m_weightKeys.store(storedKey), WeightSlot{m_weights.size(), m_provenance.size() - 1});
     m_weights.push_back({std::move(storedKey), std::move(data)});
   };
+  if (quantized.empty()) store(std::move(key), tensor);
   for (NamedTensor& t : quantized)
     store(std::move(t.key), std::move(t.tensor));
-  return result;
+  return result->front();
 }
 
 const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {
-  const WeightSlot* slot = m_weightIndex.find(key);
-  return slot ? &m_weights[slot->weight].tensor : nullptr;
+  const auto found = m_weightIndex.find(key);
+  return found == m_weightIndex.end() ? nullptr : &m_weights[found->second.weight].tensor;
 }
 
 Status TorchLatticeArtifactBuilder::output(std::vector<ArtifactValuePtr> values,
@@ -289,11 +241,11 @@ Status TorchLatticeArtifactBuilder::output(std::vector<ArtifactValuePtr> values,
     for (std::size_t i = 0; i < values.size(); ++i)
       outputNames.push_back(m_options.outputName + "_" + std::to_string(i));
   }
-  std::vector<MlirValue> returned;
+  std::vector<ValueId> returned;
   std::vector<std::string> roles;
   for (const ArtifactValuePtr& v : values) {
     if (!v) return makeError("lattice artifact outputs must all be tensors; unsupported: NoneType");
-    returned.push_back({v->name(), v->type()});
+    returned.push_back(v->id());
     roles.emplace_back(v->isSparse() ? "sparse_tensor" : "tensor");
   }
   Status s = m_writer.setReturn(std::move(returned), std::move(outputNames), std::move(roles));
@@ -318,10 +270,9 @@ Status TorchLatticeArtifactBuilder::save(const std::string& artifactDir, const S
 
 void TorchLatticeArtifactBuilder::reserveFor(std::size_t fxNodes, std::size_t modelTensors) {
   const std::size_t ops = 4 * fxNodes + 8;
-  m_writer.reserve(ops, 5 * fxNodes + 8);
+  m_writer.reserve(ops);
   m_provenance.reserve(m_provenance.size() + ops);
   m_weights.reserve(m_weights.size() + modelTensors);
-  m_weightIndex.reserve(m_weightIndex.size() + modelTensors);
 }
 
 void TorchLatticeArtifactBuilder::setCurrentNode(std::string owner) {
@@ -337,17 +288,11 @@ std::vector<const OpProvenance*> TorchLatticeArtifactBuilder::provenanceOf(const
 
 std::vector<std::string> TorchLatticeArtifactBuilder::resultsOf(const OpProvenance& record) const {
   if (record.kind == OpProvenance::Kind::Argument)
-    return {std::string(m_writer.arguments()[record.index].value.name)};
-  // The op line starts with its results: "%a, %b = lattice.…" (SSA names hold no ' ' or ',').
-  const std::string_view text = m_writer.ops()[record.index].text;
-  const std::string_view names = text.substr(0, text.find(" = lattice."));
+    return {std::string(m_writer.name(m_writer.arguments()[record.index].value))};
+  const OpResults results = m_writer.ops()[record.index].results;
   std::vector<std::string> out;
-  for (std::size_t start = 0; start < names.size();) {
-    std::size_t end = names.find(", ", start);
-    if (end == std::string_view::npos) end = names.size();
-    out.emplace_back(names.substr(start + 1, end - start - 1)); // without '%'
-    start = end + 2;
-  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    out.emplace_back(m_writer.name(results[i]));
   return out;
 }
 
@@ -359,8 +304,8 @@ std::vector<std::string> TorchLatticeArtifactBuilder::weightKeysOf(const OpProve
 }
 
 const std::string* TorchLatticeArtifactBuilder::weightOwner(const std::string& key) const {
-  const WeightSlot* slot = m_weightIndex.find(key);
-  return slot ? &m_owners[m_provenance[slot->provenance].owner] : nullptr;
+  const auto found = m_weightIndex.find(key);
+  return found == m_weightIndex.end() ? nullptr : &m_owners[m_provenance[found->second.provenance].owner];
 }
 
 std::size_t TorchLatticeArtifactBuilder::lineOf(const OpProvenance& record) const {

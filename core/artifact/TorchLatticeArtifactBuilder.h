@@ -34,7 +34,7 @@
 #include "fx/Value.h"
 #include "model/Model.h"
 #include "support/Expected.h"
-#include "support/StringMap.h"
+#include "support/StringArena.h"
 #include "tensor/Safetensors.h"
 #include "tensor/TensorData.h"
 
@@ -44,6 +44,8 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <map>
 #include <vector>
 
 namespace lattice {
@@ -225,15 +227,14 @@ public:
   /// unless F16/F32. Families `conv3d` and `linear` are quantized when quantizeBits is set
   /// (`key.weight`/`.scales`/`.biases`), everything else is stored as given. Emits the
   /// `lattice.weight` op (SSA and symbol `safeValueName(key)`) and returns its value.
-  Expected<MlirValue> registerWeight(std::string_view moduleName, std::string_view parameter,
-                                     const TensorData& tensor, std::string_view family, std::string_view layout);
-  /// Emits one op through the writer and records its provenance under the current node.
+  Expected<ValueId> registerWeight(std::string_view moduleName, std::string_view parameter,
+                                   const TensorData& tensor, std::string_view family, std::string_view layout);
+  /// Emits one op through the writer (an OpRecord converts) and records its provenance under
+  /// the current node.
   Expected<OpResults> emitOp(const OpSpec& op);
-  /// emitOp for the owning description (ops that are rare enough not to matter).
-  Expected<OpResults> emitOp(const OpRecord& record);
-  /// Wraps an emitted single-result op as an ArtifactValue.
-  static ArtifactValuePtr makeValue(const MlirValue& v, ArtifactValue::Kind kind,
-                                    std::optional<int64_t> channels, std::string dtype);
+  /// Wraps the writer's value `v` as an ArtifactValue.
+  ArtifactValuePtr makeValue(ValueId v, ArtifactValue::Kind kind, std::optional<int64_t> channels,
+                             std::string dtype) const;
 
   // --- outputs (§5.10) -----------------------------------------------------------------------
 
@@ -261,11 +262,10 @@ public:
   /// The MLIR being built (arguments, ops with their text, line numbers).
   const MlirModuleWriter& writer() const { return m_writer; }
 
-  /// Sizes the builder's tables for lowering a graph of `fxNodes` nodes from a model with
-  /// `modelTensors` tensors, so they do not grow (and move or rehash everything) on the way. An
-  /// FX node of a lattice model lowers to about 4 ops and 5 names (SparseResUNet42: 3.4 and 4.5;
-  /// a chain block: 4 and 4.7) and every weight comes from a model tensor; an estimate that is
-  /// short only means one late growth.
+  /// Sizes the builder's op and weight lists for lowering a graph of `fxNodes` nodes from a model
+  /// with `modelTensors` tensors, so they do not grow on the way: an FX node of a lattice model
+  /// lowers to about 4 ops, and every weight comes from a model tensor (an estimate that is short
+  /// only means one late growth).
   void reserveFor(std::size_t fxNodes, std::size_t modelTensors);
 
   /// The owner recorded for everything emitted from now on (normally the FX node name).
@@ -290,9 +290,9 @@ public:
 private:
   TorchLatticeArtifactBuilder() = default;
 
-  Expected<MlirValue> addArgument(const std::string& name, TypeText type, std::string role);
+  Expected<ValueId> addArgument(const std::string& name, TypeText type, std::string role);
   /// The `sparse.make` of §5.2/§5.3 over (coords, features, active), named `name`.
-  Expected<ArtifactValuePtr> sparseMake(const MlirValue (&parts)[3], std::string_view name,
+  Expected<ArtifactValuePtr> sparseMake(const ValueId (&parts)[3], const std::string& name,
                                         const std::array<int64_t, 3>& stride, std::optional<int64_t> channels,
                                         const std::string& dtype);
 
@@ -304,19 +304,12 @@ private:
     std::size_t weight;     // position in m_weights
     std::size_t provenance; // the weight op's m_provenance index
   };
-  /// Stored key -> slot. A module's keys (and the `.weight` twins probed for them) share its
-  /// numbered prefix ("blocks.3.1"), so once reserveFor makes the index large they are grouped
-  /// by it.
-  StringMap<WeightSlot, KeyGrouping::ByNumberedPrefix> m_weightIndex;
+  std::map<std::string_view, WeightSlot> m_weightIndex; // stored key -> slot
+  StringArena m_weightKeys;                                        // m_weightIndex's keys
   ArtifactValuePtr m_current;
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)
   std::vector<OpProvenance> m_provenance;
-  std::string m_symbolScratch; // registerWeight's symbol and key (their capacity is reused)
-  std::string m_keyScratch;
-  std::string m_weightModule;  // the module registerWeight saw last, and its safeKey
-  std::string m_weightKeyStem;
-  std::string m_weightSymbolStem; // safeValueName(m_weightKeyStem)
 };
 
 } // namespace lattice

@@ -1,24 +1,22 @@
-// TypeText's intern table: text → its one heap string (never freed), behind a mutex. A lookup
-// hashes the text once and allocates only for a text seen for the first time.
+// TypeText's intern table: text → its one heap entry (never freed), behind a mutex. The table's
+// keys view the entries' own texts.
 
 #include "artifact/TypeText.h"
 
 #include "artifact/DialectSchema.h"
 #include "artifact/MlirTypes.h"
-#include "support/StringMap.h"
 
 #include <algorithm>
-
 #include <mutex>
 #include <ostream>
-
+#include <unordered_map>
 
 namespace lattice {
 namespace {
 
 struct InternTable {
   std::mutex mutex;
-  StringMap<const TypeText::Entry*> texts;
+  std::unordered_map<std::string_view, const TypeText::Entry*> texts;
 };
 
 InternTable& table() {
@@ -51,9 +49,13 @@ TypeText::TypeText(std::string_view text) {
   }
   InternTable& t = table();
   const std::lock_guard<std::mutex> lock(t.mutex);
-  const Entry*& slot = t.texts[text];
-  if (!slot) slot = new Entry{std::string(text), classify(text)};
-  m_entry = slot;
+  const auto found = t.texts.find(text);
+  if (found != t.texts.end()) {
+    m_entry = found->second;
+    return;
+  }
+  m_entry = new Entry{std::string(text), classify(text)};
+  t.texts.emplace(m_entry->text, m_entry);
 }
 
 std::optional<SchemaValueType> TypeText::valueType() const {

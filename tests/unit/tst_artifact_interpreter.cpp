@@ -7,6 +7,7 @@
 #include "artifact/LatticeArtifactInterpreter.h"
 #include "artifact/Lowering.h"
 #include "model/Archive.h"
+#include "trace/Tracer.h"
 
 #include <QtTest/QtTest>
 
@@ -66,6 +67,7 @@ private Q_SLOTS:
   void stepsConformanceModelWithProvenance();
   void envHoldsSymbolicValues();
   void runUntilStopsBeforeNode();
+  void lowersTheGraphItIsGiven();
   void callMethodIsRefusedAndWrapped();
   void unsupportedFunctionNamesTarget();
   void unsupportedModuleIsWrapped();
@@ -201,6 +203,40 @@ void TestArtifactInterpreter::runUntilStopsBeforeNode() {
   // finishLowering continues from where the studio left it.
   QVERIFY(finishLowering(*p).ok());
   QCOMPARE(p->builder->provenanceOf("pool").size(), std::size_t(1));
+}
+
+void TestArtifactInterpreter::lowersTheGraphItIsGiven() {
+  // A graph the caller traced is borrowed, not traced again: the interpreter runs its nodes, and
+  // the artifact is the one a lowering that traces for itself writes.
+  Expected<Model> model = readArchive(conformanceDir("sparse_classifier") + "/model.ltfx");
+  QVERIFY(model.ok());
+  Expected<std::unique_ptr<fx::Graph>> graph = LatticeTracer().trace(*model);
+  QVERIFY(graph.ok());
+  Expected<PreparedLowering> given = prepareLowering(*model, ExportOptions{}, graph->get());
+  QVERIFY2(given.ok(), given.ok() ? "" : given.message().c_str());
+  QCOMPARE(given->graph, static_cast<const fx::Graph*>(graph->get()));
+  QVERIFY(!given->ownedGraph);
+  QCOMPARE(given->interpreter->currentNode(), (*graph)->findNode("x"));
+  QVERIFY(given->interpreter->runUntil((*graph)->findNode("pool")).ok());
+  QVERIFY(given->interpreter->valueOf((*graph)->findNode("act")));
+  QVERIFY(finishLowering(*given).ok());
+
+  Expected<PreparedLowering> own = prepareLowering(*model, ExportOptions{});
+  QVERIFY(own.ok());
+  QVERIFY(own->ownedGraph);
+  QCOMPARE(own->graph, static_cast<const fx::Graph*>(own->ownedGraph.get()));
+  QVERIFY(finishLowering(*own).ok());
+  QCOMPARE(given->builder->toMlir().value(), own->builder->toMlir().value());
+  QCOMPARE(given->builder->weights().size(), own->builder->weights().size());
+
+  // A root with a lowering of its own is lowered directly; a given graph is not used.
+  Model conv = rootModel([](Model& m) { addConv(m, "", "Conv3d", ConvSpec{}); });
+  ExportOptions o;
+  o.inputs = std::vector<InputSpec>{sparseInput("x", 2)};
+  Expected<PreparedLowering> direct = prepareLowering(conv, o, graph->get());
+  QVERIFY2(direct.ok(), direct.ok() ? "" : direct.message().c_str());
+  QVERIFY(direct->direct());
+  QVERIFY(!direct->interpreter);
 }
 
 void TestArtifactInterpreter::callMethodIsRefusedAndWrapped() {

@@ -304,11 +304,11 @@ void TestBuilderNames::duplicateWeightKeys() {
                .message(),
            std::string("unsupported tensor dtype for lattice artifact: torch.int64"));
   // Two names that sanitise to the same SSA name get distinct keys (nothing checks SSA names).
-  Expected<MlirValue> w1 = b.registerWeight("a.b", "weight", filled({2}, 1.0f), "channel", "channel_c");
-  Expected<MlirValue> w2 = b.registerWeight("a_b", "weight", filled({2}, 1.0f), "channel", "channel_c");
+  Expected<ValueId> w1 = b.registerWeight("a.b", "weight", filled({2}, 1.0f), "channel", "channel_c");
+  Expected<ValueId> w2 = b.registerWeight("a_b", "weight", filled({2}, 1.0f), "channel", "channel_c");
   QVERIFY(w1.ok() && w2.ok());
-  QCOMPARE(w1->name, std::string("a_b_weight"));
-  QCOMPARE(w2->name, std::string("a_b_weight1"));
+  QCOMPARE(std::string(b.writer().name(*w1)), std::string("a_b_weight"));
+  QCOMPARE(std::string(b.writer().name(*w2)), std::string("a_b_weight1"));
   std::vector<std::string> keys;
   for (const NamedTensor& t : b.weights())
     keys.push_back(t.key);
@@ -316,9 +316,8 @@ void TestBuilderNames::duplicateWeightKeys() {
 }
 
 void TestBuilderNames::weightSymbolsFollowTheSanitiser() {
-  // registerWeight derives a weight's symbol from the module's sanitised stem and the parameter
-  // where it can; whatever the names, the symbol (and the SSA stem) must be §5.6's
-  // safeValueName(safeKey(module) + "." + parameter), and the storage key weightStorageKey's.
+  // Whatever the names, a weight's symbol (and its SSA stem) is §5.6's
+  // safeValueName(safeKey(module) + "." + parameter), and its storage key weightStorageKey's.
   const std::vector<std::string> modules = {"stem", "0", "0.1.main.0", "my-layer/conv", ".a..b.", "__init__",
                                             "_private.x_", "", "...", "1abc", "h\xc3\xa9llo", "A.B-C"};
   const std::vector<std::string> parameters = {"weight", "bias", "running_mean", "w_", "_x", "a.b",
@@ -329,24 +328,24 @@ void TestBuilderNames::weightSymbolsFollowTheSanitiser() {
     for (const std::string& parameter : parameters) {
       // A distinct module per case keeps storage keys apart; the suffix is a plain path part.
       const std::string module = modules[m] + ".m" + std::to_string(checked);
-      Expected<MlirValue> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
+      Expected<ValueId> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
       QVERIFY2(w.ok(), w.ok() ? "" : w.message().c_str());
       const std::string key = weightStorageKey(module, parameter);
       const std::string symbol = safeValueName(key);
       const std::string line(b.writer().ops().back().text);
       QVERIFY2(line.find(" = lattice.weight @" + symbol + " {storage_key = \"" + key + "\"") != std::string::npos,
                line.c_str());
-      QVERIFY(w->name.substr(0, symbol.size()) == symbol);
+      QVERIFY(b.writer().name(*w).substr(0, symbol.size()) == symbol);
       QCOMPARE(b.weights().back().key, key);
       ++checked;
     }
   }
-  // The same module twice in a row, then another, then the first again (the stem is per module).
+  // The same module twice in a row, then another, then the first again.
   for (const char* module : {"x.y", "x.y", "z-z", "x.y"}) {
     const std::string parameter = "p" + std::to_string(checked++);
-    Expected<MlirValue> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
+    Expected<ValueId> w = b.registerWeight(module, parameter, filled({2}, 1.0f), "channel", "channel_c");
     QVERIFY(w.ok());
-    QCOMPARE(std::string(w->name), safeValueName(weightStorageKey(module, parameter)));
+    QCOMPARE(std::string(b.writer().name(*w)), safeValueName(weightStorageKey(module, parameter)));
   }
 }
 

@@ -37,8 +37,8 @@ public:
   MlirModuleWriter writer;
   std::string error;
 
-  MlirValue argument(const std::string& name, const std::string& type, const std::string& role) {
-    Expected<MlirValue> value = writer.addArgument(name, type, role);
+  ValueId argument(const std::string& name, const std::string& type, const std::string& role) {
+    Expected<ValueId> value = writer.addArgument(name, type, role);
     if (!value.ok()) {
       fail(value.message());
       return {};
@@ -46,21 +46,24 @@ public:
     return *value;
   }
 
-  std::vector<MlirValue> op(const OpRecord& record) {
-    Expected<std::vector<MlirValue>> results = writer.addOp(record);
+  std::vector<ValueId> op(const OpRecord& record) {
+    Expected<OpResults> results = writer.addOp(record);
     if (!results.ok()) {
       fail(results.message());
-      return std::vector<MlirValue>(3);
+      return std::vector<ValueId>(3);
     }
-    return *results;
+    std::vector<ValueId> out;
+    for (std::size_t i = 0; i < results->size(); ++i)
+      out.push_back((*results)[i]);
+    return out;
   }
 
   // Lowering spec sec. 5.3: {s}_coords, {s}_features, {s}_active, then sparse.make named s.
-  MlirValue sparseArgument(const std::string& name, int channels) {
-    const MlirValue coords = argument(name + "_coords", kCoords, "sparse_coords");
-    const MlirValue features =
+  ValueId sparseArgument(const std::string& name, int channels) {
+    const ValueId coords = argument(name + "_coords", kCoords, "sparse_coords");
+    const ValueId features =
         argument(name + "_features", featureTensorType(channels, "f32"), "sparse_features");
-    const MlirValue active = argument(name + "_active", kActive, "sparse_active");
+    const ValueId active = argument(name + "_active", kActive, "sparse_active");
     OpRecord make;
     make.op = "sparse.make";
     make.operands = {coords, features, active};
@@ -71,7 +74,7 @@ public:
   }
 
   // Lowering spec sec. 5.7: storage key skey(module).param, SSA name and symbol safe(key).
-  MlirValue weight(const std::string& key, const std::string& layout, const std::string& family,
+  ValueId weight(const std::string& key, const std::string& layout, const std::string& family,
                    PackingAttr packing = PackingAttr::dense()) {
     std::string safe = key;
     std::replace(safe.begin(), safe.end(), '.', '_');
@@ -85,7 +88,7 @@ public:
   }
 
   // Lowering spec sec. 3.2: decompose with {n}_features_in / {n}_active.
-  std::vector<MlirValue> decompose(const MlirValue& input, const std::string& module, int channels) {
+  std::vector<ValueId> decompose(const ValueId& input, const std::string& module, int channels) {
     OpRecord r;
     r.op = "sparse.decompose";
     r.operands = {input};
@@ -94,7 +97,7 @@ public:
     return op(r);
   }
 
-  MlirValue withFeatures(const MlirValue& input, const MlirValue& features, const std::string& module) {
+  ValueId withFeatures(const ValueId& input, const ValueId& features, const std::string& module) {
     OpRecord r;
     r.op = "sparse.with_features";
     r.operands = {input, features};
@@ -103,7 +106,7 @@ public:
     return op(r)[0];
   }
 
-  void output(const MlirValue& value) {
+  void output(const ValueId& value) {
     Status status = writer.setReturn({value}, {"output"});
     if (!status.ok()) fail(status.message());
   }
@@ -159,7 +162,7 @@ void TestMlirWriterConformance::compareWithExpected(const Rebuild& rebuilt, cons
   for (std::size_t i = 0; i < rebuilt.writer.arguments().size(); ++i) {
     QVERIFY(expectedLines.at(int(rebuilt.writer.argumentLine(i)) - 1)
                 .startsWith(QStringLiteral("    %") +
-                            QString::fromStdString(std::string(rebuilt.writer.arguments()[i].value.name))));
+                            QString::fromStdString(std::string(rebuilt.writer.name(rebuilt.writer.arguments()[i].value)))));
   }
   QVERIFY(expectedLines.at(int(rebuilt.writer.returnLine()) - 1).startsWith(QStringLiteral("    return ")));
 }
@@ -168,32 +171,32 @@ void TestMlirWriterConformance::sparseClassifier() {
   // stem: Conv3d(3, 4, 1, bias) → norm: BatchNorm(4) → act: ReLU → pool: AvgPool(1)
   // → global average pool → head: Linear(4, 2).
   Rebuild r;
-  const MlirValue x = r.sparseArgument("x", 3);
+  const ValueId x = r.sparseArgument("x", 3);
 
-  const MlirValue stemWeight = r.weight("stem.weight", "conv3d_o_xyz_i", "conv3d");
-  const MlirValue stemBias = r.weight("stem.bias", "bias_c", "bias");
+  const ValueId stemWeight = r.weight("stem.weight", "conv3d_o_xyz_i", "conv3d");
+  const ValueId stemBias = r.weight("stem.bias", "bias_c", "bias");
   OpRecord stem;
   stem.op = "conv3d";
   stem.operands = {x, stemWeight, stemBias};
   stem.attributes = convAttrs({1, 1, 1}, {1, 1, 1});
   stem.resultStems = {"stem"};
   stem.resultTypes = {kSparse};
-  const MlirValue stemOut = r.op(stem)[0];
+  const ValueId stemOut = r.op(stem)[0];
 
-  const std::vector<MlirValue> normParts = r.decompose(stemOut, "norm", 4);
-  const MlirValue normWeight = r.weight("norm.weight", "channel_c", "channel");
-  const MlirValue normBias = r.weight("norm.bias", "bias_c", "bias");
-  const MlirValue normMean = r.weight("norm.running_mean", "channel_c", "channel");
-  const MlirValue normVar = r.weight("norm.running_var", "channel_c", "channel");
+  const std::vector<ValueId> normParts = r.decompose(stemOut, "norm", 4);
+  const ValueId normWeight = r.weight("norm.weight", "channel_c", "channel");
+  const ValueId normBias = r.weight("norm.bias", "bias_c", "bias");
+  const ValueId normMean = r.weight("norm.running_mean", "channel_c", "channel");
+  const ValueId normVar = r.weight("norm.running_var", "channel_c", "channel");
   OpRecord bn;
   bn.op = "batch_norm";
   bn.operands = {normParts[1], normWeight, normBias, normMean, normVar};
   bn.attributes = {{"eps", 1e-5}};
   bn.resultStems = {"norm_features"};
   bn.resultTypes = {"tensor<?x4xf32>"};
-  const MlirValue norm = r.withFeatures(stemOut, r.op(bn)[0], "norm");
+  const ValueId norm = r.withFeatures(stemOut, r.op(bn)[0], "norm");
 
-  const std::vector<MlirValue> actParts = r.decompose(norm, "act", 4);
+  const std::vector<ValueId> actParts = r.decompose(norm, "act", 4);
   OpRecord relu;
   relu.op = "activation";
   relu.operands = {actParts[1]};
@@ -201,7 +204,7 @@ void TestMlirWriterConformance::sparseClassifier() {
       {"kind", "relu"}, {"approximate", "none"}, {"alpha", 0.01}, {"beta", 1.0}, {"threshold", 20.0}};
   relu.resultStems = {"act_features"};
   relu.resultTypes = {"tensor<?x4xf32>"};
-  const MlirValue act = r.withFeatures(norm, r.op(relu)[0], "act");
+  const ValueId act = r.withFeatures(norm, r.op(relu)[0], "act");
 
   OpRecord pool;
   pool.op = "pool3d";
@@ -213,17 +216,17 @@ void TestMlirWriterConformance::sparseClassifier() {
                      {"dilation", std::int64_t(1)}};
   pool.resultStems = {"pool"};
   pool.resultTypes = {kSparse};
-  const MlirValue pooled = r.op(pool)[0];
+  const ValueId pooled = r.op(pool)[0];
 
   OpRecord global;
   global.op = "global_pool";
   global.operands = {pooled};
   global.attributes = {{"mode", "avg"}, {"batch_size", std::int64_t(2)}};
   global.resultTypes = {"tensor<?x4xf32>"};
-  const MlirValue globalOut = r.op(global)[0];
+  const ValueId globalOut = r.op(global)[0];
 
-  const MlirValue headWeight = r.weight("head.weight", "linear_o_i", "linear");
-  const MlirValue headBias = r.weight("head.bias", "bias_c", "bias");
+  const ValueId headWeight = r.weight("head.weight", "linear_o_i", "linear");
+  const ValueId headBias = r.weight("head.bias", "bias_c", "bias");
   OpRecord head;
   head.op = "linear";
   head.operands = {globalOut, headWeight, headBias};
@@ -237,19 +240,19 @@ void TestMlirWriterConformance::sparseClassifier() {
 void TestMlirWriterConformance::quantizedClassifierInt8() {
   // stem: Conv3d(3, 4, 1) int8 → act: SiLU → global average pool → head: Linear(4, 2) int8.
   Rebuild r;
-  const MlirValue x = r.sparseArgument("x", 3);
+  const ValueId x = r.sparseArgument("x", 3);
   const PackingAttr int8 = PackingAttr::affine(8, 32, "f16");
-  const MlirValue stemWeight = r.weight("stem.weight", "conv3d_o_xyz_i", "conv3d", int8);
-  const MlirValue stemBias = r.weight("stem.bias", "bias_c", "bias");
+  const ValueId stemWeight = r.weight("stem.weight", "conv3d_o_xyz_i", "conv3d", int8);
+  const ValueId stemBias = r.weight("stem.bias", "bias_c", "bias");
   OpRecord stem;
   stem.op = "conv3d";
   stem.operands = {x, stemWeight, stemBias};
   stem.attributes = convAttrs({1, 1, 1}, {1, 1, 1});
   stem.resultStems = {"stem"};
   stem.resultTypes = {kSparse};
-  const MlirValue stemOut = r.op(stem)[0];
+  const ValueId stemOut = r.op(stem)[0];
 
-  const std::vector<MlirValue> actParts = r.decompose(stemOut, "act", 4);
+  const std::vector<ValueId> actParts = r.decompose(stemOut, "act", 4);
   OpRecord silu;
   silu.op = "activation";
   silu.operands = {actParts[1]};
@@ -257,17 +260,17 @@ void TestMlirWriterConformance::quantizedClassifierInt8() {
       {"kind", "silu"}, {"approximate", "none"}, {"alpha", 0.01}, {"beta", 1.0}, {"threshold", 20.0}};
   silu.resultStems = {"act_features"};
   silu.resultTypes = {"tensor<?x4xf32>"};
-  const MlirValue act = r.withFeatures(stemOut, r.op(silu)[0], "act");
+  const ValueId act = r.withFeatures(stemOut, r.op(silu)[0], "act");
 
   OpRecord global;
   global.op = "global_pool";
   global.operands = {act};
   global.attributes = {{"mode", "avg"}, {"batch_size", std::int64_t(2)}};
   global.resultTypes = {"tensor<?x4xf32>"};
-  const MlirValue globalOut = r.op(global)[0];
+  const ValueId globalOut = r.op(global)[0];
 
-  const MlirValue headWeight = r.weight("head.weight", "linear_o_i", "linear", int8);
-  const MlirValue headBias = r.weight("head.bias", "bias_c", "bias");
+  const ValueId headWeight = r.weight("head.weight", "linear_o_i", "linear", int8);
+  const ValueId headBias = r.weight("head.bias", "bias_c", "bias");
   OpRecord head;
   head.op = "linear";
   head.operands = {globalOut, headWeight, headBias};
@@ -281,18 +284,18 @@ void TestMlirWriterConformance::quantizedClassifierInt8() {
 void TestMlirWriterConformance::transposeConvolution() {
   // down: Conv3d(2, 2, (2,1,1), stride (2,1,1), no bias) → up: ConvTranspose3d(same, bias).
   Rebuild r;
-  const MlirValue x = r.sparseArgument("x", 2);
-  const MlirValue downWeight = r.weight("down.weight", "conv3d_o_xyz_i", "conv3d");
+  const ValueId x = r.sparseArgument("x", 2);
+  const ValueId downWeight = r.weight("down.weight", "conv3d_o_xyz_i", "conv3d");
   OpRecord down;
   down.op = "conv3d";
   down.operands = {x, downWeight};
   down.attributes = convAttrs({2, 1, 1}, {2, 1, 1});
   down.resultStems = {"down"};
   down.resultTypes = {kSparse};
-  const MlirValue downOut = r.op(down)[0];
+  const ValueId downOut = r.op(down)[0];
 
-  const MlirValue upWeight = r.weight("up.weight", "conv3d_o_xyz_i", "conv3d");
-  const MlirValue upBias = r.weight("up.bias", "bias_c", "bias");
+  const ValueId upWeight = r.weight("up.weight", "conv3d_o_xyz_i", "conv3d");
+  const ValueId upBias = r.weight("up.bias", "bias_c", "bias");
   OpRecord up;
   up.op = "conv_transpose3d";
   up.operands = {downOut, upWeight, upBias};
@@ -307,8 +310,8 @@ void TestMlirWriterConformance::transposeConvolution() {
 void TestMlirWriterConformance::canonicalKernelLayout() {
   // conv: SubMConv3d(1, ?, (3,1,5), no bias).
   Rebuild r;
-  const MlirValue x = r.sparseArgument("x", 1);
-  const MlirValue weight = r.weight("conv.weight", "conv3d_o_xyz_i", "conv3d");
+  const ValueId x = r.sparseArgument("x", 1);
+  const ValueId weight = r.weight("conv.weight", "conv3d_o_xyz_i", "conv3d");
   OpRecord conv;
   conv.op = "subm_conv3d";
   conv.operands = {x, weight};
@@ -323,9 +326,9 @@ void TestMlirWriterConformance::canonicalKernelLayout() {
 void TestMlirWriterConformance::normalizedConvolution() {
   // conv: normalized SubMConv3d(2, ?, (3,1,1), bias, eps 1e-8).
   Rebuild r;
-  const MlirValue x = r.sparseArgument("x", 2);
-  const MlirValue weight = r.weight("conv.weight", "conv3d_o_xyz_i", "conv3d");
-  const MlirValue bias = r.weight("conv.bias", "bias_c", "bias");
+  const ValueId x = r.sparseArgument("x", 2);
+  const ValueId weight = r.weight("conv.weight", "conv3d_o_xyz_i", "conv3d");
+  const ValueId bias = r.weight("conv.bias", "bias_c", "bias");
   OpRecord conv;
   conv.op = "normalized_subm_conv3d";
   conv.operands = {x, weight, bias};
@@ -340,8 +343,8 @@ void TestMlirWriterConformance::normalizedConvolution() {
 void TestMlirWriterConformance::sparseReindex() {
   // reindex_sparse(source, target, fill=-0.75) with its fixed result stem `reindex`.
   Rebuild r;
-  const MlirValue source = r.sparseArgument("source", 2);
-  const MlirValue target = r.sparseArgument("target", 1);
+  const ValueId source = r.sparseArgument("source", 2);
+  const ValueId target = r.sparseArgument("target", 1);
   OpRecord reindex;
   reindex.op = "sparse.reindex";
   reindex.operands = {source, target};
@@ -356,10 +359,10 @@ void TestMlirWriterConformance::sparseReindex() {
 void TestMlirWriterConformance::pointVoxel() {
   // Dense arguments (not sanitised, role tensor), voxelize then devoxelize with f64 triples.
   Rebuild r;
-  const MlirValue points = r.argument("points", "tensor<?x3xf32>", "tensor");
-  const MlirValue features = r.argument("features", "tensor<?x2xf32>", "tensor");
-  const MlirValue batch = r.argument("batch_indices", "tensor<?xi32>", "tensor");
-  const MlirValue active = r.argument("active_rows", kActive, "tensor");
+  const ValueId points = r.argument("points", "tensor<?x3xf32>", "tensor");
+  const ValueId features = r.argument("features", "tensor<?x2xf32>", "tensor");
+  const ValueId batch = r.argument("batch_indices", "tensor<?xi32>", "tensor");
+  const ValueId active = r.argument("active_rows", kActive, "tensor");
   OpRecord voxelize;
   voxelize.op = "voxelize";
   voxelize.operands = {points, features, batch, active};
@@ -369,7 +372,7 @@ void TestMlirWriterConformance::pointVoxel() {
                          {"stride", std::int64_t(1)}};
   voxelize.resultStems = {"voxelize"};
   voxelize.resultTypes = {kSparse};
-  const MlirValue voxels = r.op(voxelize)[0];
+  const ValueId voxels = r.op(voxelize)[0];
 
   OpRecord devoxelize;
   devoxelize.op = "devoxelize";

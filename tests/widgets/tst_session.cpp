@@ -31,6 +31,7 @@ private Q_SLOTS:
   void newerLoadSupersedesOlder();
   void cancelledLoadIsDropped();
   void leafOverridesRetrace();
+  void lowersTheGraphOnScreen();
   void breakpointsAndContinue();
   void runToNode();
   void failingLoweringStopsAtFailingNode();
@@ -58,6 +59,7 @@ void TestSession::stepsConformanceArchiveToExpectedMlir() {
   session.startInterpreter();
   QCOMPARE(session.interpreterState(), State::Paused);
   QVERIFY(session.lowering());
+  if (!session.lowering()->direct()) QCOMPARE(session.lowering()->graph, session.graph());
   QSignalSpy stepped(&session, &StudioSession::interpreterStepped);
   QSignalSpy finished(&session, &StudioSession::interpreterFinished);
   int steps = 0;
@@ -164,6 +166,42 @@ void TestSession::leafOverridesRetrace() {
   session.setLeafOverride(QStringLiteral("blocks.1.0"), std::nullopt);
   QVERIFY(session.graph());
   QCOMPARE(int(session.graph()->size()), 11);
+}
+
+void TestSession::lowersTheGraphOnScreen() {
+  // The interpreter runs the session's own graph, overrides included: its nodes are the view's.
+  StudioSession session;
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:3")));
+  session.setLeafOverride(QStringLiteral("blocks.0"), true);
+  const lattice::fx::Graph* graph = session.graph();
+  QVERIFY(graph);
+  session.startInterpreter();
+  QCOMPARE(session.interpreterState(), State::Paused);
+  QCOMPARE(session.lowering()->graph, graph);
+  QVERIFY(!session.lowering()->ownedGraph);
+  QCOMPARE(session.lowering()->interpreter->currentNode(), graph->findNode("x"));
+  session.step();
+  QCOMPARE(session.lowering()->interpreter->currentNode(), graph->findNode("blocks_0"));
+  QVERIFY(session.lowering()->interpreter->valueOf(graph->findNode("x")));
+  // Block 0 kept whole is a Sequential, which has no lowering: the lowering fails on that node.
+  session.step();
+  QCOMPARE(session.interpreterState(), State::Failed);
+  QCOMPARE(session.failedNode(), QStringLiteral("blocks_0"));
+
+  // A new override replaces the graph: the lowering is dropped first, and the next one runs on
+  // the new graph.
+  session.setLeafOverride(QStringLiteral("blocks.0"), std::nullopt);
+  QVERIFY(!session.lowering());
+  session.startInterpreter();
+  QCOMPARE(session.lowering()->graph, session.graph());
+  QVERIFY(session.graph()->findNode("blocks_0_0"));
+
+  // Without a graph (its trace failed) starting reports the trace error.
+  session.setLeafOverride(QStringLiteral("blocks.1.0"), false);
+  QVERIFY(!session.graph());
+  session.startInterpreter();
+  QCOMPARE(session.interpreterState(), State::Failed);
+  QVERIFY(!session.lastError().isEmpty());
 }
 
 void TestSession::breakpointsAndContinue() {

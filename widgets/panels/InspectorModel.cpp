@@ -307,10 +307,8 @@ void InspectorModel::rebuild() {
       const TorchLatticeArtifactBuilder* builder = nullptr;
       if (const PreparedLowering* lowering = m_session->lowering()) {
         builder = lowering->builder.get();
-        // The lowering traced its own copy of the graph: look the node up there by name.
-        if (lowering->interpreter && lowering->graph)
-          if (const fx::Node* twin = lowering->graph->findNode(node->name()))
-            value = lowering->interpreter->valueOf(twin);
+        // The lowering runs the session's graph: the node is the interpreter's.
+        if (lowering->interpreter) value = lowering->interpreter->valueOf(node);
       }
       m_sections.push_back(describeNode(*node, value, builder));
     }
