@@ -1,7 +1,7 @@
-// Implements fx::Graph construction and mutation: the node block pool, node creation at the
-// insertion point with torch.fx naming, erasure, O(1) lookup by name, lazy position numbering
-// and lint(). Text output (print, printTabular) is in Printer.cpp. Unlike torch.fx, lint()
-// cannot check call_module/get_attr targets: a Graph has no owning module.
+// Implements fx::Graph construction and mutation: node creation at the insertion point with
+// torch.fx naming, erasure, lookup by name, lazy position numbering and lint(). Text output
+// (print, printTabular) is in Printer.cpp. Unlike torch.fx, lint() cannot check
+// call_module/get_attr targets: a Graph has no owning module.
 
 #include "fx/Graph.h"
 
@@ -9,41 +9,6 @@
 #include <unordered_set>
 
 namespace lattice::fx {
-
-bool Graph::NodeMemory::fitsBlock(std::size_t bytes, std::size_t alignment) {
-  if (alignment > alignof(std::max_align_t)) return false;
-  if (m_blockSize == 0) {
-    // Rounded up so every block of a chunk (new[] storage) stays aligned for any type.
-    constexpr std::size_t align = alignof(std::max_align_t);
-    m_blockSize = (std::max(bytes, sizeof(FreeBlock)) + align - 1) / align * align;
-  }
-  return bytes <= m_blockSize;
-}
-
-void* Graph::NodeMemory::do_allocate(std::size_t bytes, std::size_t alignment) {
-  if (!fitsBlock(bytes, alignment)) return std::pmr::new_delete_resource()->allocate(bytes, alignment);
-  if (m_free) {
-    FreeBlock* block = m_free;
-    m_free = block->next;
-    return block;
-  }
-  if (m_unusedBlocks == 0) {
-    // Doubling up to 256 blocks (about 60 KB: below malloc's mmap threshold); not zeroed.
-    m_chunkBlocks = std::min<std::size_t>(m_chunkBlocks == 0 ? 16 : m_chunkBlocks * 2, 256);
-    m_chunks.emplace_back(new std::byte[m_chunkBlocks * m_blockSize]);
-    m_unused = m_chunks.back().get();
-    m_unusedBlocks = m_chunkBlocks;
-  }
-  void* block = m_unused;
-  m_unused += m_blockSize;
-  --m_unusedBlocks;
-  return block;
-}
-
-void Graph::NodeMemory::do_deallocate(void* p, std::size_t bytes, std::size_t alignment) {
-  if (!fitsBlock(bytes, alignment)) return std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
-  m_free = new (p) FreeBlock{m_free};
-}
 
 Node* Graph::insert(Op op, std::string target, ValueList args, Kwargs kwargs) {
   const bool atEnd = m_insertBefore == nullptr;

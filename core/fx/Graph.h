@@ -1,10 +1,6 @@
 #pragma once
-/// \file fx::Graph: an ordered list of nodes with unique names (torch.fx.Graph).
-///
-/// A traced graph has one node per operation of the model (tens of thousands for a long chain)
-/// and is built and dropped on every open and lowering, so its bookkeeping is allocation-light:
-/// nodes come from a per-graph block pool, and the namespace that names them also indexes them by
-/// name (one StringMap, its keys in one arena).
+/// \file fx::Graph: an ordered list of nodes with unique names (torch.fx.Graph). The namespace
+/// that names the nodes also indexes them by name.
 
 #include "fx/Node.h"
 #include "fx/Namespace.h"
@@ -12,7 +8,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <memory_resource>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,41 +75,11 @@ public:
 private:
   friend class Node;
 
-  /// Memory for the node list's elements, which all have one size: blocks carved from chunks
-  /// of growing size, recycled through a free list when nodes are erased, and returned chunk by
-  /// chunk when the graph is destroyed. Allocating or freeing a node takes a few instructions,
-  /// where the general pool resources search their pools and chunks each time.
-  class NodeMemory final : public std::pmr::memory_resource {
-  public:
-    NodeMemory() = default;
-    NodeMemory(const NodeMemory&) = delete;
-    NodeMemory& operator=(const NodeMemory&) = delete;
-
-  private:
-    void* do_allocate(std::size_t bytes, std::size_t alignment) override;
-    void do_deallocate(void* p, std::size_t bytes, std::size_t alignment) override;
-    bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-    /// True when a request is served by the blocks (the first request fixes their size; any
-    /// other size or an over-alignment goes to the default resource).
-    bool fitsBlock(std::size_t bytes, std::size_t alignment);
-
-    struct FreeBlock {
-      FreeBlock* next;
-    };
-    std::size_t m_blockSize = 0;
-    std::vector<std::unique_ptr<std::byte[]>> m_chunks;
-    std::size_t m_chunkBlocks = 0; ///< blocks in the newest chunk
-    std::byte* m_unused = nullptr; ///< start of the newest chunk's never-used blocks
-    std::size_t m_unusedBlocks = 0;
-    FreeBlock* m_free = nullptr;
-  };
-
   void renumber() const;
   /// Puts a new node, still unnamed, at the insertion point and links it to its producers.
   Node* insert(Op op, std::string target, ValueList args, Kwargs kwargs);
 
-  NodeMemory m_nodeMemory; ///< declared before m_nodes, which uses it
-  NodeList m_nodes{&m_nodeMemory};
+  NodeList m_nodes;
   /// Names and name → node. An erased node's name is released but stays used (as in torch.fx).
   Namespace m_namespace;
   Node* m_insertBefore = nullptr;

@@ -15,7 +15,7 @@ Interpreter::~Interpreter() = default;
 
 void Interpreter::start(ValueList inputs) {
   m_env.clear();
-  m_env.reserve(m_graph.size()); // every node gets a value: no rehash while running
+  m_env.reserve(m_graph.size()); // every node gets a value
   m_inputs = std::move(inputs);
   m_nextInput = 0;
   m_current = m_graph.nodes().empty() ? nullptr : &m_graph.nodes().front();
@@ -32,11 +32,11 @@ Expected<bool> Interpreter::step() {
   const Node& node = *m_current;
   try {
     auto lookup = [this](Node* producer) -> Value {
-      const Value* value = m_env.find(producer);
-      if (!value)
+      const auto it = m_env.find(producer);
+      if (it == m_env.end())
         throw Exception{"node '" + (producer ? producer->name() : std::string("<null>")) +
                         "' is used before it has a value"};
-      return *value;
+      return it->second;
     };
     ValueList args;
     args.reserve(node.args().size());
@@ -69,7 +69,7 @@ Expected<bool> Interpreter::step() {
       break;
     }
     if (node.op() == Op::Output) m_result = result;
-    m_env.set(&node, std::move(result));
+    m_env[&node] = std::move(result);
   } catch (const Exception& e) {
     m_failedNode = &node;
     m_error = e.message + "\n\nWhile executing " + node.format();
@@ -105,7 +105,8 @@ Expected<Value> Interpreter::run(ValueList inputs) {
 }
 
 const Value* Interpreter::valueOf(const Node* node) const {
-  return m_env.find(node);
+  const auto it = m_env.find(node);
+  return it == m_env.end() ? nullptr : &it->second;
 }
 
 Value Interpreter::placeholder(const Node& node, const std::string& target, const ValueList& args,

@@ -4,7 +4,6 @@
 /// can run whole or step by step.
 
 #include "fx/Graph.h"
-#include "fx/NodeValues.h"
 #include "support/Expected.h"
 
 #include <vector>

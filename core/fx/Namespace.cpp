@@ -3,16 +3,12 @@
 // the graph's lookup by name; torch's reuse of an object's earlier name is not modelled (its
 // `obj` argument is always None for node names). A numeric suffix too long for 64 bits is kept
 // as part of the base instead of being parsed.
-//
-// Naming runs once per traced node, so it is written to stay cheap: the candidate's buffer is
-// sanitised in place and becomes the name, the suffix is rewritten in place, the reserved
-// Python names are one hash lookup, and each of the base counter and the used set is hashed
-// once per name handed out (not once per probe and again per update).
 
 #include "fx/Namespace.h"
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_set>
 
 namespace lattice::fx {
 namespace {
@@ -59,16 +55,12 @@ const char* const kCustomBuiltins[] = {"NoneType", "device", "fx_pytree", "inf",
 // clang-format on
 
 /// Python keywords, builtins and torch.fx's custom builtins: names createName never hands out.
-const StringMap<bool>& illegalNames() {
-  static const StringMap<bool> names = [] {
-    StringMap<bool> m;
-    for (const char* name : kKeywords)
-      m.insert(name, true);
-    for (const char* name : kBuiltins)
-      m.insert(name, true);
-    for (const char* name : kCustomBuiltins)
-      m.insert(name, true);
-    return m;
+const std::unordered_set<std::string_view>& illegalNames() {
+  static const std::unordered_set<std::string_view> names = [] {
+    std::unordered_set<std::string_view> s(std::begin(kKeywords), std::end(kKeywords));
+    s.insert(std::begin(kBuiltins), std::end(kBuiltins));
+    s.insert(std::begin(kCustomBuiltins), std::end(kCustomBuiltins));
+    return s;
   }();
   return names;
 }
@@ -117,18 +109,12 @@ std::string candidateName(Op op, std::string_view target) {
     break;
   }
   // torch `_snake_case`: "_" before an upper-case letter preceded by a lower-case one, then lower.
-  // Most targets (module paths, function names) have no upper case: then it is a plain copy.
-  // Otherwise sized exactly first, then written in one pass.
-  if (std::none_of(base.begin(), base.end(), isUpper)) return std::string(base);
-  std::size_t breaks = 0;
-  for (std::size_t i = 1; i < base.size(); ++i)
-    breaks += isUpper(base[i]) && isLower(base[i - 1]);
-  std::string out(base.size() + breaks, '_');
-  std::size_t o = 0;
+  std::string out;
+  out.reserve(base.size());
   for (std::size_t i = 0; i < base.size(); ++i) {
     const char c = base[i];
-    if (i > 0 && isUpper(c) && isLower(base[i - 1])) ++o; // the '_' already there
-    out[o++] = isUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;
+    if (i > 0 && isUpper(c) && isLower(base[i - 1])) out += '_';
+    out += isUpper(c) ? static_cast<char>(c - 'A' + 'a') : c;
   }
   return out;
 }
@@ -169,12 +155,10 @@ std::string Namespace::createName(std::string name, Node* owner) {
     }
   }
 
-  // The counter is looked up once and updated through the same slot (nothing else is inserted
-  // into m_baseCount meanwhile, so the reference stays valid).
-  long long& count = m_baseCount[std::string_view(name).substr(0, baseLength)];
+  long long& count = m_baseCount[name.substr(0, baseLength)];
   if (num == 0) num = count;
   // Inserting is the "is it taken" test: it succeeds exactly for the name handed out.
-  while (illegalNames().contains(name) || !m_used.insert(name, owner).second) {
+  while (illegalNames().count(name) != 0 || !m_used.emplace(name, owner).second) {
     ++num;
     name.resize(baseLength);
     appendSuffix(name, num);
@@ -184,13 +168,12 @@ std::string Namespace::createName(std::string name, Node* owner) {
 }
 
 void Namespace::reserve(const std::string& name, Node* owner) {
-  m_used.insert(name, owner);
+  m_used.emplace(name, owner);
 }
 
 std::size_t Namespace::ownedCount() const {
-  std::size_t count = 0;
-  m_used.forEach([&count](std::string_view, const Node* node) { count += node != nullptr; });
-  return count;
+  return static_cast<std::size_t>(
+      std::count_if(m_used.begin(), m_used.end(), [](const auto& entry) { return entry.second != nullptr; }));
 }
 
 } // namespace lattice::fx

@@ -6,7 +6,7 @@
 
 #include <string>
 #include <string_view>
-#include "support/StringMap.h"
+#include <unordered_map>
 
 namespace lattice::fx {
 
@@ -19,7 +19,7 @@ std::string candidateName(Op op, std::string_view target);
 
 /// Hands out unique, legal Python identifiers, and remembers which node, if any, holds each name
 /// (torch's `_Namespace` likewise maps its names to objects): a graph's name index is its
-/// namespace, so naming a node and indexing it is one hash-map insertion.
+/// namespace.
 class Namespace {
 public:
   /// Sanitises `candidate` (runs of illegal characters → `_`, leading digit → `_` prefix),
@@ -30,23 +30,24 @@ public:
   /// Marks `name` as used (e.g. when copying a graph verbatim), held by `owner`; no effect on a
   /// name already used.
   void reserve(const std::string& name, Node* owner = nullptr);
-  bool isUsed(std::string_view name) const { return m_used.contains(name); }
+  bool isUsed(const std::string& name) const { return m_used.count(name) != 0; }
   /// The node holding `name`; nullptr when the name is free, reserved without a node or released.
-  Node* owner(std::string_view name) const {
-    Node* const* node = m_used.find(name);
-    return node ? *node : nullptr;
+  Node* owner(const std::string& name) const {
+    const auto it = m_used.find(name);
+    return it == m_used.end() ? nullptr : it->second;
   }
   /// Forgets the node holding `name`. The name stays used: torch.fx never hands out the name of
   /// an erased node again.
-  void release(std::string_view name) {
-    if (Node** node = m_used.find(name)) *node = nullptr;
+  void release(const std::string& name) {
+    const auto it = m_used.find(name);
+    if (it != m_used.end()) it->second = nullptr;
   }
   /// How many names are held by a node.
   std::size_t ownedCount() const;
 
 private:
-  StringMap<Node*> m_used; // every name handed out or reserved → its node (or nullptr)
-  StringMap<long long> m_baseCount;
+  std::unordered_map<std::string, Node*> m_used; // every name handed out or reserved → its node or nullptr
+  std::unordered_map<std::string, long long> m_baseCount; // base → its counter
 };
 
 } // namespace lattice::fx

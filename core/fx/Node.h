@@ -5,9 +5,9 @@
 
 #include <list>
 #include <map>
-#include <memory_resource>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace lattice::fx {
@@ -22,9 +22,11 @@ class Graph;
 enum class Op : unsigned char { Placeholder, GetAttr, CallFunction, CallModule, CallMethod, Output };
 
 class Node;
-/// A graph's nodes in order: a list (node addresses and iterators stay valid while other nodes
-/// come and go) whose elements are allocated from the graph's own pool.
-using NodeList = std::pmr::list<Node>;
+/// A graph's nodes in order: a list, so node addresses and iterators stay valid while other nodes
+/// come and go.
+using NodeList = std::list<Node>;
+/// Node → value: the interpreter's environment and the tracer's per-frame values.
+using NodeValues = std::unordered_map<const Node*, Value>;
 
 /// "placeholder", "get_attr", "call_function", "call_module", "call_method", "output".
 std::string_view opName(Op op);

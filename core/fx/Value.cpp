@@ -1,6 +1,7 @@
-// Implements fx::Value (construction, the lifetime of the kind's payload in its union, equality,
-// type names) and the Python text forms used by every printer: repr(float) and repr() of argument
-// values. The torch.fx `str()`-based argument formatting of Node::format lives in Printer.cpp.
+// Implements fx::Value (construction, accessors that answer an empty payload for other kinds,
+// equality, type names) and the Python text forms used by every printer: repr(float) and repr() of
+// argument values. The torch.fx `str()`-based argument formatting of Node::format lives in
+// Printer.cpp.
 
 #include "fx/Value.h"
 
@@ -19,189 +20,115 @@ std::string Object::repr() const {
   return "<" + typeName() + " object>";
 }
 
-Value::Value(Kind kind) : m_kind(kind) {
-  if (holdsString(kind))
-    new (&m_string) std::string();
-  else if (holdsItems(kind))
-    new (&m_items) ValueList();
-  else if (kind == Kind::Dict)
-    new (&m_dict) Kwargs();
-  else if (kind == Kind::Object)
-    new (&m_object) std::shared_ptr<const Object>();
-}
-
-void Value::destroyPayload() noexcept {
-  using std::string;
-  using ObjectPtr = std::shared_ptr<const Object>;
-  if (holdsString(m_kind))
-    m_string.~string();
-  else if (holdsItems(m_kind))
-    m_items.~ValueList();
-  else if (m_kind == Kind::Dict)
-    m_dict.~Kwargs();
-  else if (m_kind == Kind::Object)
-    m_object.~ObjectPtr();
-}
-
-void Value::copyFrom(const Value& other) {
-  m_int = other.m_int;
-  m_float = other.m_float;
-  m_node = other.m_node;
-  if (holdsString(other.m_kind))
-    new (&m_string) std::string(other.m_string);
-  else if (holdsItems(other.m_kind))
-    new (&m_items) ValueList(other.m_items);
-  else if (other.m_kind == Kind::Dict)
-    new (&m_dict) Kwargs(other.m_dict);
-  else if (other.m_kind == Kind::Object)
-    new (&m_object) std::shared_ptr<const Object>(other.m_object);
-  m_kind = other.m_kind; // last: if a copy above throws, this value stays a payload-free None
-}
-
-void Value::moveFrom(Value&& other) noexcept {
-  m_int = other.m_int;
-  m_float = other.m_float;
-  m_node = other.m_node;
-  if (holdsString(other.m_kind))
-    new (&m_string) std::string(std::move(other.m_string));
-  else if (holdsItems(other.m_kind))
-    new (&m_items) ValueList(std::move(other.m_items));
-  else if (other.m_kind == Kind::Dict)
-    new (&m_dict) Kwargs(std::move(other.m_dict));
-  else if (other.m_kind == Kind::Object)
-    new (&m_object) std::shared_ptr<const Object>(std::move(other.m_object));
-  m_kind = other.m_kind;
-}
-
 Value& Value::operator=(const Value& other) {
-  if (this != &other) {
-    Value copy(other); // may throw; this value is untouched then
-    *this = std::move(copy);
-  }
+  if (this != &other) *this = Value(other); // the copy is taken before this value changes
   return *this;
 }
 
 Value& Value::operator=(Value&& other) noexcept {
   if (this != &other) {
     Value taken(std::move(other)); // `other` may live inside this value's payload
-    if (holdsPayload(m_kind)) destroyPayload();
-    m_kind = Kind::None;
-    moveFrom(std::move(taken));
+    m_kind = taken.m_kind;
+    m_payload = std::move(taken.m_payload);
   }
   return *this;
 }
 
-const std::string& Value::emptyString() {
+const std::string& Value::asString() const {
   static const std::string empty;
-  return empty;
+  const std::string* p = std::get_if<std::string>(&m_payload);
+  return p ? *p : empty;
 }
 
-const ValueList& Value::emptyItems() {
+const ValueList& Value::items() const {
   static const ValueList empty;
-  return empty;
+  const ValueList* p = std::get_if<ValueList>(&m_payload);
+  return p ? *p : empty;
 }
 
-const Kwargs& Value::emptyDict() {
-  static const Kwargs empty;
-  return empty;
-}
-
-const std::shared_ptr<const Object>& Value::emptyObject() {
-  static const std::shared_ptr<const Object> empty;
-  return empty;
-}
-
-ValueList& Value::scratchItems() {
+ValueList& Value::items() {
   thread_local ValueList scratch;
+  ValueList* p = std::get_if<ValueList>(&m_payload);
+  if (p) return *p;
   scratch.clear();
   return scratch;
 }
 
-Kwargs& Value::scratchDict() {
+const Kwargs& Value::dictItems() const {
+  static const Kwargs empty;
+  const Kwargs* p = std::get_if<Kwargs>(&m_payload);
+  return p ? *p : empty;
+}
+
+Kwargs& Value::dictItems() {
   thread_local Kwargs scratch;
+  Kwargs* p = std::get_if<Kwargs>(&m_payload);
+  if (p) return *p;
   scratch.clear();
   return scratch;
+}
+
+const std::shared_ptr<const Object>& Value::asObject() const {
+  static const std::shared_ptr<const Object> empty;
+  const auto* p = std::get_if<std::shared_ptr<const Object>>(&m_payload);
+  return p ? *p : empty;
 }
 
 Value Value::boolean(bool v) {
-  Value r(Kind::Bool);
-  r.m_int = v ? 1 : 0;
-  return r;
+  return Value(Kind::Bool, int64_t(v ? 1 : 0));
 }
 
 Value Value::integer(int64_t v) {
-  Value r(Kind::Int);
-  r.m_int = v;
-  return r;
+  return Value(Kind::Int, v);
 }
 
 Value Value::floating(double v) {
-  Value r(Kind::Float);
-  r.m_float = v;
-  return r;
+  return Value(Kind::Float, v);
 }
 
 Value Value::string(std::string v) {
-  Value r(Kind::String);
-  r.m_string = std::move(v);
-  return r;
+  return Value(Kind::String, std::move(v));
 }
 
 Value Value::node(Node* n) {
-  Value r(Kind::NodeRef);
-  r.m_node = n;
-  return r;
+  return Value(Kind::NodeRef, n);
 }
 
 Value Value::list(ValueList items) {
-  Value r(Kind::List);
-  r.m_items = std::move(items);
-  return r;
+  return Value(Kind::List, std::move(items));
 }
 
 Value Value::tuple(ValueList items) {
-  Value r(Kind::Tuple);
-  r.m_items = std::move(items);
-  return r;
+  return Value(Kind::Tuple, std::move(items));
 }
 
 Value Value::dict(Kwargs items) {
-  Value r(Kind::Dict);
-  r.m_dict = std::move(items);
-  return r;
+  return Value(Kind::Dict, std::move(items));
 }
 
 Value Value::slice(Value start, Value stop, Value step) {
-  Value r(Kind::Slice);
-  r.m_items.reserve(3);
-  r.m_items.push_back(std::move(start));
-  r.m_items.push_back(std::move(stop));
-  r.m_items.push_back(std::move(step));
-  return r;
+  ValueList items;
+  items.reserve(3);
+  items.push_back(std::move(start));
+  items.push_back(std::move(stop));
+  items.push_back(std::move(step));
+  return Value(Kind::Slice, std::move(items));
 }
 
 Value Value::dtype(std::string name) {
-  Value r(Kind::DType);
-  r.m_string = std::move(name);
-  return r;
+  return Value(Kind::DType, std::move(name));
 }
 
 Value Value::device(std::string name) {
-  Value r(Kind::Device);
-  r.m_string = std::move(name);
-  return r;
+  return Value(Kind::Device, std::move(name));
 }
 
 Value Value::repr(std::string text) {
-  Value r(Kind::Repr);
-  r.m_string = std::move(text);
-  return r;
+  return Value(Kind::Repr, std::move(text));
 }
 
 Value Value::object(std::shared_ptr<const Object> object) {
-  Value r(Kind::Object);
-  r.m_object = std::move(object);
-  return r;
+  return Value(Kind::Object, std::move(object));
 }
 
 std::string Value::typeName() const {
@@ -233,38 +160,13 @@ std::string Value::typeName() const {
   case Kind::Repr:
     return "object";
   case Kind::Object:
-    return m_object ? m_object->typeName() : "object";
+    return asObject() ? asObject()->typeName() : "object";
   }
   return "object";
 }
 
 bool Value::operator==(const Value& other) const {
-  if (m_kind != other.m_kind) return false;
-  switch (m_kind) {
-  case Kind::None:
-    return true;
-  case Kind::Bool:
-  case Kind::Int:
-    return m_int == other.m_int;
-  case Kind::Float:
-    return m_float == other.m_float;
-  case Kind::String:
-  case Kind::DType:
-  case Kind::Device:
-  case Kind::Repr:
-    return m_string == other.m_string;
-  case Kind::NodeRef:
-    return m_node == other.m_node;
-  case Kind::List:
-  case Kind::Tuple:
-  case Kind::Slice:
-    return m_items == other.m_items;
-  case Kind::Dict:
-    return m_dict == other.m_dict;
-  case Kind::Object:
-    return m_object == other.m_object;
-  }
-  return false;
+  return m_kind == other.m_kind && m_payload == other.m_payload;
 }
 
 std::string pythonFloatRepr(double v) {

@@ -3,15 +3,12 @@
 /// and interpreter results (fx-archive.md "Values"). One type serves both the graph (where
 /// `NodeRef` points at a producer) and the interpreter (where references are replaced by the
 /// producers' values and `Object` carries things like symbolic artifact values).
-///
-/// Values are copied for every argument a tracer or interpreter passes along, so a Value keeps
-/// only its kind's payload alive: the string, list, dict or object share one union, and copying,
-/// moving or destroying a scalar or node reference touches none of them (64 bytes, not 128).
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace lattice::fx {
@@ -38,25 +35,12 @@ public:
     None, Bool, Int, Float, String, NodeRef, List, Tuple, Dict, Slice, DType, Device, Repr, Object
   };
 
-  Value() noexcept {} ///< None
-  // Inline for the common payload-free kinds (a node reference, a number): a few moves, no call.
-  Value(const Value& other) {
-    if (holdsPayload(other.m_kind))
-      copyFrom(other);
-    else
-      copyScalars(other);
-  }
-  Value(Value&& other) noexcept {
-    if (holdsPayload(other.m_kind))
-      moveFrom(std::move(other));
-    else
-      copyScalars(other);
-  }
+  Value() noexcept = default; ///< None
+  Value(const Value& other) = default;
+  Value(Value&& other) noexcept = default;
+  /// Copy, then move: `v = v.items()[0]` assigns a value that lives inside the one it replaces.
   Value& operator=(const Value& other);
   Value& operator=(Value&& other) noexcept;
-  ~Value() {
-    if (holdsPayload(m_kind)) destroyPayload();
-  }
 
   static Value none() { return Value(); }
   static Value boolean(bool v);
@@ -79,22 +63,22 @@ public:
   bool isNode() const { return m_kind == Kind::NodeRef; }
   bool isSequence() const { return m_kind == Kind::List || m_kind == Kind::Tuple; }
 
-  bool asBool() const { return m_int != 0; }
-  int64_t asInt() const { return m_int; }
-  double asFloat() const { return m_float; }
+  bool asBool() const { return asInt() != 0; }
+  /// Bool and Int payloads; 0 for other kinds.
+  int64_t asInt() const { return scalar<int64_t>(); }
+  /// Float payloads; 0.0 for other kinds.
+  double asFloat() const { return scalar<double>(); }
   /// String, DType, Device and Repr payloads; empty for other kinds.
-  const std::string& asString() const { return holdsString(m_kind) ? m_string : emptyString(); }
-  Node* asNode() const { return m_node; }
+  const std::string& asString() const;
+  Node* asNode() const { return scalar<Node*>(); }
   /// List, Tuple and Slice (3 items) elements; empty for other kinds. The mutable overloads are for
   /// values of the matching kind: on another kind they return an empty scratch list whose
   /// contents are not kept (a value only has the payload of its kind).
-  const ValueList& items() const { return holdsItems(m_kind) ? m_items : emptyItems(); }
-  ValueList& items() { return holdsItems(m_kind) ? m_items : scratchItems(); }
-  const Kwargs& dictItems() const { return m_kind == Kind::Dict ? m_dict : emptyDict(); }
-  Kwargs& dictItems() { return m_kind == Kind::Dict ? m_dict : scratchDict(); }
-  const std::shared_ptr<const Object>& asObject() const {
-    return m_kind == Kind::Object ? m_object : emptyObject();
-  }
+  const ValueList& items() const;
+  ValueList& items();
+  const Kwargs& dictItems() const;
+  Kwargs& dictItems();
+  const std::shared_ptr<const Object>& asObject() const;
 
   /// Python-style name of the value's type ("int", "NoneType", "tuple", or the Object's).
   std::string typeName() const;
@@ -104,50 +88,18 @@ public:
   bool operator!=(const Value& other) const { return !(*this == other); }
 
 private:
-  static bool holdsString(Kind k) {
-    return k == Kind::String || k == Kind::DType || k == Kind::Device || k == Kind::Repr;
-  }
-  static bool holdsItems(Kind k) { return k == Kind::List || k == Kind::Tuple || k == Kind::Slice; }
-  /// Kinds with a member of the union alive: all but None, Bool, Int, Float and NodeRef.
-  static bool holdsPayload(Kind k) {
-    constexpr unsigned scalars = 1u << unsigned(Kind::None) | 1u << unsigned(Kind::Bool) |
-                                 1u << unsigned(Kind::Int) | 1u << unsigned(Kind::Float) |
-                                 1u << unsigned(Kind::NodeRef);
-    return ((1u << unsigned(k)) & scalars) == 0;
-  }
-  static const std::string& emptyString();
-  static const ValueList& emptyItems();
-  static const Kwargs& emptyDict();
-  static const std::shared_ptr<const Object>& emptyObject();
-  static ValueList& scratchItems();
-  static Kwargs& scratchDict();
-
-  /// A value of kind `kind` whose payload member (if the kind has one) is alive and empty.
-  explicit Value(Kind kind);
-  /// Ends the life of the payload member of m_kind, if any (m_kind itself is left as is).
-  void destroyPayload() noexcept;
-  /// With no payload alive here: takes other's kind, scalars and a copy / the contents of its payload.
-  void copyFrom(const Value& other);
-  void moveFrom(Value&& other) noexcept;
-  /// With no payload alive here: takes the kind and scalars of `other`, which has no payload.
-  void copyScalars(const Value& other) noexcept {
-    m_int = other.m_int;
-    m_float = other.m_float;
-    m_node = other.m_node;
-    m_kind = other.m_kind;
+  /// None: monostate; Bool, Int: int64_t; Float: double; NodeRef: Node*; String, DType, Device,
+  /// Repr: std::string; List, Tuple, Slice: ValueList; Dict: Kwargs; Object: its pointer.
+  using Payload = std::variant<std::monostate, int64_t, double, Node*, std::string, ValueList, Kwargs,
+                               std::shared_ptr<const Object>>;
+  Value(Kind kind, Payload payload) : m_kind(kind), m_payload(std::move(payload)) {}
+  template <typename T> T scalar() const {
+    const T* p = std::get_if<T>(&m_payload);
+    return p ? *p : T{};
   }
 
   Kind m_kind = Kind::None;
-  // Scalars stay separate fields (not in the union): asInt() of a Float is 0, as it always was.
-  int64_t m_int = 0;
-  double m_float = 0.0;
-  Node* m_node = nullptr;
-  union {
-    std::string m_string;                   ///< String, DType, Device, Repr
-    ValueList m_items;                      ///< List, Tuple, Slice
-    Kwargs m_dict;                          ///< Dict
-    std::shared_ptr<const Object> m_object; ///< Object
-  };
+  Payload m_payload;
 };
 
 /// Calls `fn` for every node reference in `v`, depth first, left to right.

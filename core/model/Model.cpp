@@ -42,32 +42,32 @@ std::string localName(const std::string& path) {
 ModuleInfo& Model::addModule(ModuleInfo module) {
   // The root first, then parents before children; paths unique.
   assert(m_modules.empty() == module.path.empty());
-  assert(m_modules.empty() || m_byPath.contains(parentPath(module.path)));
-  assert(!m_byPath.contains(module.path));
-  m_byPath.insert(module.path, m_modules.size()); // keeps the first on a (release-build) duplicate
+  assert(m_modules.empty() || m_byPath.count(parentPath(module.path)) != 0);
+  assert(m_byPath.count(module.path) == 0);
+  m_byPath.emplace(module.path, m_modules.size()); // keeps the first on a (release-build) duplicate
   m_modules.push_back(std::move(module));
   return m_modules.back();
 }
 
 const ModuleInfo* Model::module(const std::string& path) const {
-  const std::size_t* index = m_byPath.find(path);
-  return index ? &m_modules[*index] : nullptr;
+  const auto it = m_byPath.find(path);
+  return it == m_byPath.end() ? nullptr : &m_modules[it->second];
 }
 
 ModuleInfo* Model::module(const std::string& path) {
-  const std::size_t* index = m_byPath.find(path);
-  return index ? &m_modules[*index] : nullptr;
+  const auto it = m_byPath.find(path);
+  return it == m_byPath.end() ? nullptr : &m_modules[it->second];
 }
 
 void Model::setTensor(const std::string& key, TensorData tensor) {
   TensorData& slot = m_tensors[key];
   slot = std::move(tensor);
-  m_tensorIndex.insert(key, &slot);
+  m_tensorIndex[key] = &slot;
 }
 
 const TensorData* Model::tensor(const std::string& key) const {
-  TensorData* const* slot = m_tensorIndex.find(key);
-  return slot ? *slot : nullptr;
+  const auto it = m_tensorIndex.find(key);
+  return it == m_tensorIndex.end() ? nullptr : it->second;
 }
 
 uint64_t Model::weightBytes() const {

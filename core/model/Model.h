@@ -4,7 +4,6 @@
 
 #include "fx/Graph.h"
 #include "support/Expected.h"
-#include "support/StringMap.h"
 #include "tensor/TensorData.h"
 
 #include <array>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -122,9 +122,9 @@ public:
 
 private:
   std::vector<ModuleInfo> m_modules;
-  StringMap<std::size_t> m_byPath;
-  std::map<std::string, TensorData> m_tensors;   // ordered for listings
-  StringMap<TensorData*> m_tensorIndex;          // O(1) lookups into m_tensors' stable nodes
+  std::unordered_map<std::string, std::size_t> m_byPath;      // path → position in m_modules
+  std::map<std::string, TensorData> m_tensors;               // ordered for listings
+  std::unordered_map<std::string, TensorData*> m_tensorIndex; // key → m_tensors' (stable) element
 };
 
 } // namespace lattice

@@ -7,14 +7,13 @@
 
 #include "tensor/Safetensors.h"
 
-#include "support/StringMap.h"
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fcntl.h>
@@ -110,13 +109,13 @@ public:
   bool key(Json::string_t& key) {
     if (m_depth == 1) {
       m_inMetadata = key == kMetadataKey;
-      const auto [slot, inserted] = m_seen.insert(key, m_header.values.size());
+      const auto [seen, inserted] = m_seen.emplace(key, m_header.values.size());
       if (inserted) {
         m_header.values.emplace_back(key, Json());
         m_target = &m_header.values.back().second;
       } else {
         if (duplicate.empty()) duplicate = key;
-        m_target = &m_header.values[*slot].second; // last wins, as in a DOM
+        m_target = &m_header.values[seen->second].second; // last wins, as in a DOM
       }
     } else {
       if (m_depth == 2 && m_inMetadata) m_header.metadataKeys.push_back(key);
@@ -178,7 +177,7 @@ private:
   Header& m_header;
   int m_depth = 0;
   bool m_inMetadata = false;
-  StringMap<std::size_t> m_seen;  // top-level key -> position in values
+  std::unordered_map<std::string, std::size_t> m_seen; // top-level key -> position in values
   Json* m_target = nullptr;       // the top-level value being built
   std::vector<Json*> m_stack;     // open containers below the root
   std::string m_key;              // the pending member key below the root

@@ -6,14 +6,14 @@
 
 #include "tensor/Safetensors.h"
 
-#include "support/StringMap.h"
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
 #include <limits>
 #include <memory>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include <fcntl.h>
@@ -153,11 +153,11 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 // The reader's invariants, checked before anything touches the disk.
 Status checkTensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
-  StringMap<bool> keys;
+  std::unordered_set<std::string_view> keys;
   for (const NamedTensor& t : tensors) {
     if (t.key == "__metadata__")
       return makeError(path + ": tensor key '__metadata__' is reserved for metadata");
-    if (!keys.insert(t.key, true).second) return makeError(path + ": duplicate tensor key '" + t.key + "'");
+    if (!keys.insert(t.key).second) return makeError(path + ": duplicate tensor key '" + t.key + "'");
     const int64_t numel = t.tensor.numel();
     const std::size_t elementSize = dtypeSize(t.tensor.dtype());
     if (numel < 0 || static_cast<uint64_t>(numel) > std::numeric_limits<std::size_t>::max() / elementSize ||

@@ -5,7 +5,7 @@
 
 #include "trace/Tracer.h"
 
-#include "support/StringMap.h"
+#include <unordered_set>
 
 namespace lattice {
 
@@ -51,16 +51,11 @@ const std::vector<std::string>& latticeSupportedModuleTypes() {
 }
 
 bool hasLatticeLowering(const ModuleInfo& module) {
-  // Asked for every module the tracer reaches: string_view lookups, no std::string built.
-  static const StringMap<bool> supported = [] {
-    StringMap<bool> types;
-    for (const std::string& type : latticeSupportedModuleTypes())
-      types.insert(type, true);
-    return types;
-  }();
-  if (supported.contains(module.type)) return true;
+  static const std::unordered_set<std::string> supported(latticeSupportedModuleTypes().begin(),
+                                                         latticeSupportedModuleTypes().end());
+  if (supported.count(module.type) != 0) return true;
   for (const std::string& base : module.bases)
-    if (supported.contains(base)) return true;
+    if (supported.count(base) != 0) return true;
   return false;
 }
 

@@ -7,20 +7,12 @@
 // by the traced graph's Namespace in emission order. The walk uses an explicit frame stack, so
 // deep module nesting cannot overflow the C++ stack, and each node is visited once.
 //
-// Tracing runs on every open and every lowering, so the walk avoids per-node heap traffic that
-// does not end up in the traced graph: each frame's inner-node → value map is a small
-// open-addressing table whose storage is kept for the next frame at the same depth, one argument
-// binder (and its buffers) serves every inlined call, leaf paths are moved into their nodes, and
-// the recursion check compares module pointers.
-//
 // Deliberately not here: the lattice leaf policy (LatticeTracer.cpp) and any validation of the
 // one-level graphs beyond what the walk needs (the archive reader and Graph::lint do that). The
 // only function evaluated at trace time is `operator.getitem` on a literal container, which a
 // one-pass torch.fx trace performs in Python instead of recording.
 
 #include "trace/Tracer.h"
-
-#include "fx/NodeValues.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -73,8 +65,7 @@ struct Frame {
   const ModuleInfo* module = nullptr;
   fx::NodeList::const_iterator next;
   fx::NodeList::const_iterator end;
-  /// Inner node → its value in the traced graph. Cleared, not destroyed, when the frame ends, so
-  /// the frames at one depth of the walk (every block of a long chain) share its storage.
+  /// Inner node → its value in the traced graph.
   fx::NodeValues env;
   /// The call_module node of the parent frame this frame replaces (nullptr for the root).
   const fx::Node* call = nullptr;
@@ -180,11 +171,11 @@ public:
              "' does not match a forward parameter");
       consumed[i] = true;
       if (m_bound[i])
-        env.set(&node, *m_bound[i]);
+        env[&node] = *m_bound[i];
       else if (!node.args().empty())
-        env.set(&node, node.args().front());
+        env[&node] = node.args().front();
       else if (params[i].defaultValue)
-        env.set(&node, *params[i].defaultValue);
+        env[&node] = *params[i].defaultValue;
       else
         fail(describe(m_module->path) + " is missing required argument '" + std::string(name) + "'");
     }
@@ -218,7 +209,7 @@ public:
     if (!root.graph) fail("root module (" + root.type + ") has no recorded graph");
     pushFrame(root, nullptr);
 
-    while (m_depth > 0) {
+    while (!m_frames.empty()) {
       Frame& frame = top();
       if (frame.next == frame.end) fail(describe(frame.module->path) + " graph has no output node");
       const fx::Node& node = *frame.next++;
@@ -227,8 +218,8 @@ public:
         emitPlaceholder(frame, node);
         break;
       case fx::Op::GetAttr:
-        frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::GetAttr,
-                                                               joinPath(frame.module->path, node.target()))));
+        frame.env[&node] =
+            fx::Value::node(m_out->createNode(fx::Op::GetAttr, joinPath(frame.module->path, node.target())));
         break;
       case fx::Op::CallFunction:
         emitCallFunction(frame, node);
@@ -238,7 +229,7 @@ public:
         fx::Node* call = m_out->createNode(fx::Op::CallMethod, node.target(), remapList(frame, node, node.args()),
                                            remapKwargs(frame, node, node.kwargs()));
         call->meta[fx::kModulePathMeta] = frame.module->path;
-        frame.env.set(&node, fx::Value::node(call));
+        frame.env[&node] = fx::Value::node(call);
         break;
       }
       case fx::Op::CallModule:
@@ -253,13 +244,11 @@ public:
   }
 
 private:
-  Frame& top() { return m_frames[m_depth - 1]; }
+  Frame& top() { return m_frames.back(); }
 
-  /// Enters `module`'s graph. Frames popped earlier are reused, with their tables; growing the
-  /// stack invalidates references to frames.
+  /// Enters `module`'s graph; invalidates references to frames.
   Frame& pushFrame(const ModuleInfo& module, const fx::Node* call) {
-    if (m_depth == m_frames.size()) m_frames.emplace_back();
-    Frame& frame = m_frames[m_depth++];
+    Frame& frame = m_frames.emplace_back();
     frame.module = &module;
     frame.next = module.graph->nodes().begin();
     frame.end = module.graph->nodes().end();
@@ -271,11 +260,11 @@ private:
   void emitPlaceholder(Frame& frame, const fx::Node& node) {
     if (frame.call == nullptr) {
       // Root placeholders keep their target and default.
-      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args())));
+      frame.env[&node] = fx::Value::node(m_out->createNode(fx::Op::Placeholder, node.target(), node.args()));
       return;
     }
     // Inlined placeholders were bound before the frame was entered.
-    if (frame.env.find(&node) == nullptr)
+    if (frame.env.count(&node) == 0)
       fail(describe(frame.module->path) + " graph placeholder '" + node.name() + "' is not bound");
   }
 
@@ -284,13 +273,13 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
     if (node.target() == kGetItem && args.size() == 2 && kwargs.empty()) {
       if (std::optional<fx::Value> folded = foldGetItem(frame, node, args[0], args[1])) {
-        frame.env.set(&node, std::move(*folded));
+        frame.env[&node] = std::move(*folded);
         return;
       }
     }
     fx::Node* call = m_out->createNode(fx::Op::CallFunction, node.target(), std::move(args), std::move(kwargs));
     call->meta[fx::kModulePathMeta] = frame.module->path;
-    frame.env.set(&node, fx::Value::node(call));
+    frame.env[&node] = fx::Value::node(call);
   }
 
   /// Python indexing of a literal container; nullopt when the receiver is not one (a node).
@@ -324,19 +313,19 @@ private:
     fx::Kwargs kwargs = remapKwargs(frame, node, node.kwargs());
 
     if (m_tracer.isLeaf(*callee)) {
-      frame.env.set(&node, fx::Value::node(m_out->createNode(fx::Op::CallModule, std::move(path), std::move(args),
-                                                             std::move(kwargs))));
+      frame.env[&node] = fx::Value::node(
+          m_out->createNode(fx::Op::CallModule, std::move(path), std::move(args), std::move(kwargs)));
       return;
     }
     if (!callee->graph)
       fail(describe(path) + " (" + callee->type + ") is traced through but has no recorded graph");
     // The active modules are the frames' (a module is identified by its path, so by its
     // ModuleInfo); the stack is shallow, and a scan needs no set kept in step with it.
-    for (std::size_t i = 0; i < m_depth; ++i) {
-      if (m_frames[i].module != callee) continue;
+    for (const Frame& active : m_frames) {
+      if (active.module != callee) continue;
       std::string chain;
-      for (std::size_t f = 0; f < m_depth; ++f)
-        chain += quotedPath(m_frames[f].module->path) + " -> ";
+      for (const Frame& f : m_frames)
+        chain += quotedPath(f.module->path) + " -> ";
       fail("recursive call of " + describe(path) + ": " + chain + quotedPath(path));
     }
 
@@ -352,22 +341,21 @@ private:
         outputNode.args().empty() ? fx::Value::none() : remap(frame, outputNode, outputNode.args().front());
     if (frame.call == nullptr) {
       m_out->createNode(fx::Op::Output, "output", {std::move(result)});
-      m_depth = 0;
+      m_frames.clear();
       return;
     }
     const fx::Node* call = frame.call;
-    frame.env.clear(); // kept for the next frame at this depth
-    --m_depth;
-    top().env.set(call, std::move(result));
+    m_frames.pop_back();
+    top().env[call] = std::move(result);
   }
 
   fx::Value remap(const Frame& frame, const fx::Node& user, const fx::Value& value) const {
     return fx::mapNodes(value, [&](fx::Node* inner) -> fx::Value {
-      const fx::Value* mapped = frame.env.find(inner);
-      if (mapped == nullptr)
+      const auto mapped = frame.env.find(inner);
+      if (mapped == frame.env.end())
         fail(describe(frame.module->path) + " node '" + user.name() + "' uses '" +
              (inner ? inner->name() : std::string("?")) + "' before it is defined");
-      return *mapped;
+      return mapped->second;
     });
   }
 
@@ -390,9 +378,7 @@ private:
   const Tracer& m_tracer;
   const Model& m_model;
   std::unique_ptr<fx::Graph> m_out;
-  /// The walk's stack: frames [0, m_depth) are active; those above keep their storage for reuse.
-  std::vector<Frame> m_frames;
-  std::size_t m_depth = 0;
+  std::vector<Frame> m_frames; ///< the walk's stack, the root's frame first
   ArgumentBinder m_binder;
 };
 

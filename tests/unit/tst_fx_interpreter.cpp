@@ -6,9 +6,6 @@
 
 #include <QtTest/QtTest>
 
-#include <random>
-#include <unordered_map>
-
 using namespace lattice::fx;
 using lattice::Exception;
 
@@ -80,7 +77,6 @@ private Q_SLOTS:
   void defaultHandlersRefuse_data();
   void defaultHandlersRefuse();
   void varArgsPlaceholder();
-  void nodeValuesTable();
   void emptyGraphAndNotStarted();
   void longChain();
 };
@@ -279,51 +275,5 @@ void TestFxInterpreter::longChain() {
 }
 
 QTEST_APPLESS_MAIN(TestFxInterpreter)
-// NodeValues against std::unordered_map over real node addresses: set, replace, find of nodes
-// with and without values, growth, and values that stay in place while the table grows.
-void TestFxInterpreter::nodeValuesTable() {
-  Graph g;
-  std::vector<const Node*> nodes;
-  for (int i = 0; i < 3000; ++i)
-    nodes.push_back(g.placeholder("p" + std::to_string(i)));
-  NodeValues table;
-  std::unordered_map<const Node*, long long> expected;
-  QVERIFY(table.empty());
-  QVERIFY(!table.find(nodes[0]));
-  QVERIFY(!table.find(nullptr));
-  table.set(nodes[0], Value::integer(-1));
-  const Value* first = table.find(nodes[0]);
-  expected[nodes[0]] = -1;
-  std::mt19937 rng(11);
-  for (int i = 0; i < 20000; ++i) {
-    const Node* n = nodes[rng() % 2000]; // nodes[2000..] never get a value
-    const long long v = static_cast<long long>(rng() % 1000);
-    if (n == nodes[0]) continue;
-    table.set(n, Value::integer(v));
-    expected[n] = v;
-  }
-  QCOMPARE(table.size(), expected.size());
-  QCOMPARE(first, table.find(nodes[0])); // not moved by growth
-  for (const Node* n : nodes) {
-    const Value* got = table.find(n);
-    const auto it = expected.find(n);
-    QCOMPARE(got != nullptr, it != expected.end());
-    if (got) QCOMPARE(got->asInt(), it->second);
-  }
-  QCOMPARE(table.entries().front().first, nodes[0]);
-  table.clear();
-  QVERIFY(table.empty());
-  QVERIFY(!table.find(nodes[1]));
-  // Reused after clear() (what the tracer does per frame), also after reserve().
-  table.reserve(5000);
-  for (int i = 0; i < 3000; i += 3)
-    table.set(nodes[i], Value::integer(i));
-  QCOMPARE(table.size(), std::size_t(1000));
-  for (int i = 0; i < 3000; ++i) {
-    const Value* got = table.find(nodes[i]);
-    QCOMPARE(got != nullptr, i % 3 == 0);
-    if (got) QCOMPARE(got->asInt(), std::int64_t(i));
-  }
-}
 
 #include "tst_fx_interpreter.moc"
