@@ -33,11 +33,12 @@
 #include "support/Span.h"
 #include "support/StringArena.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <limits>
-#include <map>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -195,7 +196,7 @@ private:
     std::pmr::monotonic_buffer_resource memory;
     std::pmr::deque<Value> values{&memory}; // by ValueId (elements never move)
     /// Uses per normalized stem, keyed by the name of the value that used it first.
-    std::pmr::map<std::string_view, std::size_t> uses{&memory};
+    absl::flat_hash_map<std::string_view, std::size_t> uses;
   };
   std::unique_ptr<Tables> m_tables = std::make_unique<Tables>();
   StringArena m_lines;                    // every op line as printed (EmittedOp::text views it)

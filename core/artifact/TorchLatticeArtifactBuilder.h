@@ -38,6 +38,8 @@
 #include "tensor/Safetensors.h"
 #include "tensor/TensorData.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -45,7 +47,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <map>
 #include <vector>
 
 namespace lattice {
@@ -304,7 +305,7 @@ private:
     std::size_t weight;     // position in m_weights
     std::size_t provenance; // the weight op's m_provenance index
   };
-  std::map<std::string_view, WeightSlot> m_weightIndex; // stored key -> slot
+  absl::flat_hash_map<std::string_view, WeightSlot> m_weightIndex; // stored key -> slot
   StringArena m_weightKeys;                                        // m_weightIndex's keys
   ArtifactValuePtr m_current;
   bool m_finalized = false;

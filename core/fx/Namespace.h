@@ -6,7 +6,7 @@
 
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <absl/container/flat_hash_map.h>
 
 namespace lattice::fx {
 
@@ -46,8 +46,8 @@ public:
   std::size_t ownedCount() const;
 
 private:
-  std::unordered_map<std::string, Node*> m_used; // every name handed out or reserved → its node or nullptr
-  std::unordered_map<std::string, long long> m_baseCount; // base → its counter
+  absl::flat_hash_map<std::string, Node*> m_used; // every name handed out or reserved → its node or nullptr
+  absl::flat_hash_map<std::string, long long> m_baseCount; // base → its counter
 };
 
 } // namespace lattice::fx

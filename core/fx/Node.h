@@ -3,11 +3,12 @@
 
 #include "fx/Value.h"
 
+#include <absl/container/node_hash_map.h>
+
 #include <list>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace lattice::fx {
@@ -25,8 +26,10 @@ class Node;
 /// A graph's nodes in order: a list, so node addresses and iterators stay valid while other nodes
 /// come and go.
 using NodeList = std::list<Node>;
-/// Node → value: the interpreter's environment and the tracer's per-frame values.
-using NodeValues = std::unordered_map<const Node*, Value>;
+/// Node → value: the interpreter's environment and the tracer's per-frame values. A node-based
+/// map: a value's address stays valid while other nodes get theirs (the studio's value table
+/// keeps pointers).
+using NodeValues = absl::node_hash_map<const Node*, Value>;
 
 /// "placeholder", "get_attr", "call_function", "call_module", "call_method", "output".
 std::string_view opName(Op op);

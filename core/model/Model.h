@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <absl/container/flat_hash_map.h>
 #include <utility>
 #include <vector>
 
@@ -122,9 +122,9 @@ public:
 
 private:
   std::vector<ModuleInfo> m_modules;
-  std::unordered_map<std::string, std::size_t> m_byPath;      // path → position in m_modules
+  absl::flat_hash_map<std::string, std::size_t> m_byPath;      // path → position in m_modules
   std::map<std::string, TensorData> m_tensors;               // ordered for listings
-  std::unordered_map<std::string, TensorData*> m_tensorIndex; // key → m_tensors' (stable) element
+  absl::flat_hash_map<std::string, TensorData*> m_tensorIndex; // key → m_tensors' (stable) element
 };
 
 } // namespace lattice
