@@ -13,7 +13,7 @@
 
 #include "runtime_bench.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/LoadModel.h"
 #include "trace/Tracer.h"
 

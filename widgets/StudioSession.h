@@ -15,7 +15,7 @@
 /// slices of about runSliceBudget() ms, one per event-loop turn, so the window stays responsive
 /// and the panels refresh once per slice. Accessors return nullptr while nothing is loaded.
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/torchscript/Checkpoint.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"

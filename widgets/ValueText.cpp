@@ -2,7 +2,7 @@
 
 #include "ValueText.h"
 
-#include "artifact/ArtifactValue.h"
+#include "lowering/ArtifactValue.h"
 #include "fx/Value.h"
 
 #include <QStringList>

@@ -4,7 +4,7 @@
 #include "Commands.h"
 #include "LowerSupport.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 
 #include <chrono>
 #include <cstdio>

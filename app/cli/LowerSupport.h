@@ -5,7 +5,7 @@
 
 #include "CliArgs.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/Model.h"
 
 #include <memory>

@@ -4,7 +4,7 @@
 
 #include "diff/ArtifactDiff.h"
 
-#include "artifact/ArtifactSave.h"
+#include "dialect/ArtifactFiles.h"
 #include "verify/ArtifactValidation.h"
 #include "verify/MlirParser.h"
 

@@ -4,7 +4,7 @@
 /// becomes the runtime's weights, and every op of the plan is mapped back to the FX node that
 /// emitted it (the builder's provenance), so a run can be shown node by node.
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "diff/RecordingCheck.h"
 #include "runtime/Runtime.h"
 #include "support/Expected.h"

@@ -1,7 +1,7 @@
 // The recorded golden: each FX node's artifact value against what PyTorch recorded for it.
 #include "diff/RecordingCheck.h"
 
-#include "artifact/ArtifactValue.h"
+#include "lowering/ArtifactValue.h"
 
 #include <nlohmann/json.hpp>
 

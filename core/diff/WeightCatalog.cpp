@@ -4,13 +4,13 @@
 // consumer: a linear's input tensor type, or for convolutions the channel count of the input
 // sparse value, propagated along the graph (sparse.make / with_features / voxelize features
 // types, conv output channels from their weights, sparse.cat sums, decompose result types as a
-// fallback). Dequantization itself is dequantizeAffine (core/artifact/WeightPacking.h), the
+// fallback). Dequantization itself is dequantizeAffine (core/lowering/WeightPacking.h), the
 // project's one inverse of the writer's packing. Nothing here reads tensor data except
 // logicalWeight.
 
 #include "diff/DiffInternal.h"
 
-#include "artifact/WeightPacking.h"
+#include "lowering/WeightPacking.h"
 #include "tensor/TensorConvert.h"
 
 #include <algorithm>

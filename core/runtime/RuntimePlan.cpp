@@ -7,7 +7,7 @@
 
 #include "runtime/RuntimePlan.h"
 
-#include "artifact/DialectSchema.h"
+#include "dialect/DialectSchema.h"
 #include "verify/Diagnostic.h"
 
 #include <algorithm>

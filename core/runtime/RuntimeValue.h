@@ -7,7 +7,7 @@
 /// once. Integer elements are held as int64. Buffers are shared and immutable once made, so
 /// decompose, with_features and the feature ops pass them on without copies.
 
-#include "artifact/MlirAttributes.h"
+#include "dialect/MlirAttributes.h"
 #include "tensor/DType.h"
 #include "tensor/TensorData.h"
 

@@ -6,7 +6,7 @@
 
 #include "runtime/OpContext.h"
 
-#include "artifact/WeightPacking.h"
+#include "lowering/WeightPacking.h"
 #include "tensor/TensorConvert.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The lattice tracer's leaf policy (fx-archive.md, last paragraph; lowering.md §1.1): the
 // module-lowering registry's keys, in registry order, and the isinstance-style check against a
-// module's type and bases. The lowerings themselves live in core/artifact; this file only knows
+// module's type and bases. The lowerings themselves live in core/lowering; this file only knows
 // which types have one.
 
 #include "trace/Tracer.h"

@@ -5,8 +5,8 @@
 /// builds it, the verifier (ArtifactVerifier.h) checks it, printArtifactGraph (ArtifactPrinter.h)
 /// prints it back in the writer form. Nothing here validates against the dialect rules.
 
-#include "artifact/DialectSchema.h"
-#include "artifact/MlirAttributes.h"
+#include "dialect/DialectSchema.h"
+#include "dialect/MlirAttributes.h"
 #include "verify/Diagnostic.h"
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 
 #include "verify/ArtifactValidation.h"
 
-#include "artifact/ArtifactSave.h"
+#include "dialect/ArtifactFiles.h"
 #include "verify/ArtifactVerifier.h"
 
 #include <sys/stat.h>

@@ -9,7 +9,7 @@
 /// input; every loop consumes a token, so malformed input ends in one diagnostic, never a crash
 /// or hang.
 
-#include "artifact/ArtifactSave.h"
+#include "dialect/ArtifactFiles.h"
 #include "verify/ArtifactGraph.h"
 #include "verify/Diagnostic.h"
 

@@ -6,7 +6,7 @@
 
 #include "DiffTestSupport.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/Archive.h"
 #include "model/Examples.h"
 

@@ -4,8 +4,8 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/LatticeArtifactInterpreter.h"
-#include "artifact/Lowering.h"
+#include "lowering/LatticeArtifactInterpreter.h"
+#include "lowering/Lowering.h"
 #include "model/Archive.h"
 #include "trace/Tracer.h"
 

@@ -1,8 +1,8 @@
-// Tests for core/artifact/ArtifactSave: the atomic writer of lowering.md §6.3 (success,
+// Tests for core/lowering/ArtifactSave: the atomic writer of lowering.md §6.3 (success,
 // replacement, injected faults, cancellation, bad targets) and the payload validation of §6.4.
 // Fixtures are the reference exporter's conformance artifacts.
 
-#include "artifact/ArtifactSave.h"
+#include "lowering/ArtifactSave.h"
 #include "tensor/Safetensors.h"
 
 #include <QtTest/QtTest>

@@ -2,7 +2,7 @@
 // dialect schema table: its canonical JSON must equal lattice-dialect-schema.json byte for byte
 // and its digest the published IR v2 digest (format spec sec. 1, 12).
 
-#include "artifact/DialectSchema.h"
+#include "dialect/DialectSchema.h"
 #include "support/Sha256.h"
 
 #include <QtTest/QtTest>

@@ -4,7 +4,7 @@
 // against the conformance point_voxel and sparse_reindex graphs, every §4 error message, and the
 // §2.3/§2.4 value gathering and output flattening that ArtifactValue provides.
 
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 
 #include <QtTest/QtTest>
 

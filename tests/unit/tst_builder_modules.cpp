@@ -6,7 +6,7 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 #include "tensor/Safetensors.h"
 #include "trace/Tracer.h"
 

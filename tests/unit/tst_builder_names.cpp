@@ -6,8 +6,8 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/Names.h"
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/Names.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 
 #include <QtTest/QtTest>
 

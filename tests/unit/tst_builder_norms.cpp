@@ -5,7 +5,7 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 
 #include <QtTest/QtTest>
 

@@ -3,7 +3,7 @@
 // must reproduce expected.lattice/graph.mlir byte for byte and expected.lattice/weights.safetensors
 // tensor for tensor and byte for byte.
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/Archive.h"
 #include "tensor/Safetensors.h"
 

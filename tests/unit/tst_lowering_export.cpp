@@ -5,7 +5,7 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/Examples.h"
 #include "model/LoadModel.h"
 #include "tensor/Safetensors.h"

@@ -5,7 +5,7 @@
 
 #include "LoweringTestModels.h"
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "tensor/Safetensors.h"
 
 #include <QtCore/QDir>

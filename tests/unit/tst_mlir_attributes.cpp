@@ -2,8 +2,8 @@
 // `repr` formatting (format spec sec. 5.1, 5.2), attribute texts per schema kind (sec. 5), their
 // errors (hazards H1-H3), STRARRAY (sec. 3.1) and type texts (sec. 4).
 
-#include "artifact/MlirAttributes.h"
-#include "artifact/MlirTypes.h"
+#include "dialect/MlirAttributes.h"
+#include "dialect/MlirTypes.h"
 
 #include <QtTest/QtTest>
 

@@ -4,7 +4,7 @@
 // line:column, and malformed input ends in one `file:line:col: error: message` (never a crash,
 // a hang or unbounded memory).
 
-#include "artifact/MlirTypes.h"
+#include "dialect/MlirTypes.h"
 #include "verify/ArtifactPrinter.h"
 #include "verify/MlirParser.h"
 

@@ -3,8 +3,8 @@
 // linear-time building. Value texts are in tst_mlir_attributes; the byte-exact conformance
 // rebuilds are in tst_mlir_writer_conformance.
 
-#include "artifact/MlirTypes.h"
-#include "artifact/MlirWriter.h"
+#include "dialect/MlirTypes.h"
+#include "dialect/MlirWriter.h"
 
 #include <QtTest/QtTest>
 

@@ -3,8 +3,8 @@
 // tests/data/conformance/models/<case>/expected.lattice/graph.mlir. Also checks that the line
 // provenance (opLine) points at each op in the real file.
 
-#include "artifact/MlirTypes.h"
-#include "artifact/MlirWriter.h"
+#include "dialect/MlirTypes.h"
+#include "dialect/MlirWriter.h"
 
 #include <QtTest/QtTest>
 

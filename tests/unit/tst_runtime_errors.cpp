@@ -8,7 +8,7 @@
 
 #include "RuntimeTestSupport.h"
 
-#include "artifact/WeightPacking.h"
+#include "lowering/WeightPacking.h"
 
 #include <QtTest/QtTest>
 

@@ -5,7 +5,7 @@
 // rules, the bundle rules (sec. 2) and the weight checks (IO6, X1-X5, X8) with their messages.
 // Per-op rules are in tst_verifier_ops.cpp.
 
-#include "artifact/MlirTypes.h"
+#include "dialect/MlirTypes.h"
 #include "tensor/Safetensors.h"
 #include "verify/ArtifactValidation.h"
 #include "verify/ArtifactVerifier.h"

@@ -1,8 +1,8 @@
-// Tests for core/artifact/WeightPacking: dtype conversion, the conv re-layout of lowering.md §5.8
+// Tests for core/lowering/WeightPacking: dtype conversion, the conv re-layout of lowering.md §5.8
 // and the affine quantization of lattice-artifact-format.md §13.3, against the spec's worked
 // examples, hand-worked values and the conformance artifacts of the reference exporter.
 
-#include "artifact/WeightPacking.h"
+#include "lowering/WeightPacking.h"
 #include "tensor/Safetensors.h"
 
 #include <QtTest/QtTest>

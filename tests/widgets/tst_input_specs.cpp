@@ -11,7 +11,7 @@
 
 #include "MainWindow.h"
 #include "StudioSession.h"
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/Archive.h"
 #include "model/Examples.h"
 #include "model/LoadModel.h"

@@ -7,7 +7,7 @@
 // input ABI table validates its edits.
 
 #include "StudioSession.h"
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/LoadModel.h"
 #include "panels/ExportDialog.h"
 #include "panels/ExportJob.h"

@@ -14,7 +14,7 @@
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactNodeItem.h"
 #include "artifactview/ArtifactView.h"
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "artifactview/MlirTextView.h"
 #include "graph/ClusterItem.h"
 #include "graph/GraphScene.h"

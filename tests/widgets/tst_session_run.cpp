@@ -8,7 +8,7 @@
 // (blocks_B_0..2), then the output.
 
 #include "StudioSession.h"
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "model/LoadModel.h"
 
 #include "WidgetTestSupport.h"

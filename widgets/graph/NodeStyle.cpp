@@ -3,7 +3,7 @@
 
 #include "graph/NodeStyle.h"
 
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 #include "fx/Node.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"

@@ -11,7 +11,7 @@
 /// Everything the buttons do is reachable programmatically (setters, startExport(),
 /// cancelExport()), so tests and automation drive the dialog without clicking.
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 
 #include <QDialog>
 #include <QStringList>

@@ -5,7 +5,7 @@
 /// the next progress report refuse, so the atomic save removes its temporary directory and the
 /// previous artifact stays as it was.
 
-#include "artifact/Lowering.h"
+#include "lowering/Lowering.h"
 #include "trace/Tracer.h"
 
 #include <QElapsedTimer>

@@ -8,7 +8,7 @@
 #include "panels/InputSpecModel.h"
 
 #include "StudioSession.h"
-#include "artifact/ArtifactValue.h"
+#include "lowering/ArtifactValue.h"
 
 #include <QRegularExpression>
 

@@ -7,8 +7,8 @@
 
 #include "StudioSession.h"
 #include "ValueText.h"
-#include "artifact/ArtifactValue.h"
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/ArtifactValue.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 #include "fx/Graph.h"
 #include "model/Model.h"
 #include "panels/ModuleTreeModel.h"

@@ -5,7 +5,7 @@
 #include "panels/MlirPanel.h"
 
 #include "StudioSession.h"
-#include "artifact/TorchLatticeArtifactBuilder.h"
+#include "lowering/TorchLatticeArtifactBuilder.h"
 #include "graph/NodeStyle.h"
 
 #include <QEvent>

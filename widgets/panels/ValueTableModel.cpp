@@ -5,7 +5,7 @@
 #include "panels/ValueTableModel.h"
 
 #include "StudioSession.h"
-#include "artifact/ArtifactValue.h"
+#include "lowering/ArtifactValue.h"
 #include "fx/Graph.h"
 #include "graph/NodeStyle.h"
 
