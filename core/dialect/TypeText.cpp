@@ -5,17 +5,18 @@
 
 #include "dialect/DialectSchema.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <mutex>
 #include <ostream>
-#include <unordered_map>
 
 namespace lattice {
 namespace {
 
 struct InternTable {
   std::mutex mutex;
-  std::unordered_map<std::string_view, const TypeText::Entry*> texts;
+  absl::flat_hash_map<std::string_view, const TypeText::Entry*> texts;
 };
 
 InternTable& table() {

@@ -6,9 +6,10 @@
 
 #include "fx/Namespace.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <charconv>
-#include <unordered_set>
 
 namespace lattice::fx {
 namespace {
@@ -55,9 +56,9 @@ const char* const kCustomBuiltins[] = {"NoneType", "device", "fx_pytree", "inf",
 // clang-format on
 
 /// Python keywords, builtins and torch.fx's custom builtins: names createName never hands out.
-const std::unordered_set<std::string_view>& illegalNames() {
-  static const std::unordered_set<std::string_view> names = [] {
-    std::unordered_set<std::string_view> s(std::begin(kKeywords), std::end(kKeywords));
+const absl::flat_hash_set<std::string_view>& illegalNames() {
+  static const absl::flat_hash_set<std::string_view> names = [] {
+    absl::flat_hash_set<std::string_view> s(std::begin(kKeywords), std::end(kKeywords));
     s.insert(std::begin(kBuiltins), std::end(kBuiltins));
     s.insert(std::begin(kCustomBuiltins), std::end(kCustomBuiltins));
     return s;

@@ -9,7 +9,8 @@
 #include "dialect/MlirTypes.h"
 #include "lowering/Names.h"
 
-#include <unordered_map>
+#include <absl/container/flat_hash_map.h>
+
 
 namespace lattice::lowering {
 namespace {
@@ -139,9 +140,9 @@ const std::vector<FunctionLowering>& registry() {
 
 // Other spellings of the same callables (the reference looks functions up by identity, so an
 // alias is the same lowering): `_operator.*` from _get_qualified_name, and the public aliases.
-const std::unordered_map<std::string, std::string>& aliases() {
-  static const std::unordered_map<std::string, std::string> map = [] {
-    std::unordered_map<std::string, std::string> m;
+const absl::flat_hash_map<std::string, std::string>& aliases() {
+  static const absl::flat_hash_map<std::string, std::string> map = [] {
+    absl::flat_hash_map<std::string, std::string> m;
     for (const char* op : {"add", "sub", "mul"})
       m[std::string("_operator.") + op] = std::string("operator.") + op;
     for (const char* fn : {"cat", "generative_add", "sparse_add", "sparse_sub", "sparse_mul",
@@ -158,8 +159,8 @@ const std::unordered_map<std::string, std::string>& aliases() {
 }
 
 const FunctionLowering* findFunction(const std::string& target) {
-  static const std::unordered_map<std::string, const FunctionLowering*> byName = [] {
-    std::unordered_map<std::string, const FunctionLowering*> m;
+  static const absl::flat_hash_map<std::string, const FunctionLowering*> byName = [] {
+    absl::flat_hash_map<std::string, const FunctionLowering*> m;
     for (const FunctionLowering& row : registry())
       m.emplace(row.name, &row);
     return m;

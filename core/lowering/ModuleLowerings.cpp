@@ -11,11 +11,12 @@
 #include "lowering/Names.h"
 #include "lowering/WeightPacking.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <unordered_map>
 
 namespace lattice::lowering {
 
@@ -332,8 +333,8 @@ const std::vector<ModuleLowering>& moduleLoweringRegistry() {
 }
 
 const ModuleLowering* findModuleLowering(const ModuleInfo& module) {
-  static const std::unordered_map<std::string, const ModuleLowering*> byType = [] {
-    std::unordered_map<std::string, const ModuleLowering*> m;
+  static const absl::flat_hash_map<std::string, const ModuleLowering*> byType = [] {
+    absl::flat_hash_map<std::string, const ModuleLowering*> m;
     for (const ModuleLowering& row : moduleLoweringRegistry())
       m.emplace(row.type, &row);
     return m;

@@ -5,7 +5,8 @@
 
 #include "trace/Tracer.h"
 
-#include <unordered_set>
+#include <absl/container/flat_hash_set.h>
+
 
 namespace lattice {
 
@@ -51,7 +52,7 @@ const std::vector<std::string>& latticeSupportedModuleTypes() {
 }
 
 bool hasLatticeLowering(const ModuleInfo& module) {
-  static const std::unordered_set<std::string> supported(latticeSupportedModuleTypes().begin(),
+  static const absl::flat_hash_set<std::string> supported(latticeSupportedModuleTypes().begin(),
                                                          latticeSupportedModuleTypes().end());
   if (supported.count(module.type) != 0) return true;
   for (const std::string& base : module.bases)
