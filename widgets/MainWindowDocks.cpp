@@ -8,6 +8,8 @@
 
 #include "graph/GraphWidget.h"
 #include "numeric/ValuesPanel.h"
+#include "panels/DiagnosticsModel.h"
+#include "panels/InterpreterPanel.h"
 #include "panels/Panels.h"
 
 #include <QAction>
@@ -21,8 +23,12 @@
 namespace lattice::studio {
 
 void MainWindow::createDocks() {
-  for (QDockWidget* dock : createPanels(m_session, this))
+  for (QDockWidget* dock : createPanels(m_session, this)) {
     addPanel(dock, defaultPanelArea(dock));
+    // The interpreter's diagnostics list also shows the numeric run's errors.
+    if (auto* interpreter = qobject_cast<InterpreterPanel*>(dock->widget()))
+      interpreter->diagnosticsModel()->watchRun(m_numeric);
+  }
   // The numeric debugger's values: the selected node's concrete value, time and error.
   auto* values = new QDockWidget(tr("Values"), this);
   values->setObjectName(QStringLiteral("valuesDock"));

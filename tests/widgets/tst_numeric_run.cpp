@@ -16,9 +16,11 @@
 #include "numeric/ValueRowsModel.h"
 #include "numeric/DataFlowChart.h"
 #include "numeric/ValuesPanel.h"
+#include "panels/DiagnosticsModel.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QProcess>
 #include <QRadioButton>
@@ -294,7 +296,8 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
 
 void TestNumericRun::runtimeErrorStopsOnItsNode() {
   // Inputs whose feature width disagrees with the model (8 channels for 16) fail at binding, with
-  // the runtime's message; the run ends Failed and names no node (no op ran).
+  // the runtime's message; the run ends Failed and names no node (no op ran). The interpreter
+  // panel's diagnostics list shows the error until the inputs change.
   QTemporaryDir dir;
   const QString file = dir.filePath(QStringLiteral("bad.safetensors"));
   std::vector<int32_t> coords{0, 0, 0, 0, 0, 1, 0, 0};
@@ -315,11 +318,26 @@ void TestNumericRun::runtimeErrorStopsOnItsNode() {
   choice.source = NumericRun::InputSource::File;
   choice.file = file;
   run.setInputChoice(choice);
+  DiagnosticsModel diagnostics(&session);
+  QAbstractItemModelTester tester(&diagnostics, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  diagnostics.watchRun(&run);
   QSignalSpy failed(&run, &NumericRun::failed);
   run.run();
   QCOMPARE(run.state(), NumericRun::State::Failed);
   QCOMPARE(failed.count(), 1);
   QVERIFY2(run.lastError().contains(QStringLiteral("x_features")), qPrintable(run.lastError()));
+  QCOMPARE(diagnostics.rowCount(), 1);
+  QCOMPARE(diagnostics.diagnostics().front().source, DiagnosticsModel::Diagnostic::Source::Run);
+  QCOMPARE(diagnostics.index(0, DiagnosticsModel::NodeColumn).data().toString(), QStringLiteral("(run)"));
+  QCOMPARE(diagnostics.index(0, DiagnosticsModel::MessageColumn).data(Qt::ToolTipRole).toString(), run.lastError());
+  // A second failing run replaces the row rather than adding one.
+  run.run();
+  QCOMPARE(failed.count(), 2);
+  QCOMPARE(diagnostics.rowCount(), 1);
+  // New inputs clear it.
+  choice.source = NumericRun::InputSource::Random;
+  run.setInputChoice(choice);
+  QCOMPARE(diagnostics.rowCount(), 0);
 }
 
 QTEST_MAIN(TestNumericRun)

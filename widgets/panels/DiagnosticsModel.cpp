@@ -3,6 +3,7 @@
 #include "panels/DiagnosticsModel.h"
 
 #include "StudioSession.h"
+#include "numeric/NumericRun.h"
 
 #include <QBrush>
 
@@ -28,6 +29,19 @@ DiagnosticsModel::DiagnosticsModel(StudioSession* session, QObject* parent) : QA
   // A panel created after an error still shows it.
   if (session->interpreterState() == StudioSession::InterpreterState::Failed)
     m_items.push_back({Source::Interpreter, session->failedNode(), session->lastError()});
+}
+
+void DiagnosticsModel::watchRun(NumericRun* run) {
+  using Source = Diagnostic::Source;
+  connect(run, &NumericRun::failed, this, [this](const QString& node, const QString& message) {
+    removeSource(Source::Run);
+    add({Source::Run, node, message});
+  });
+  connect(run, &NumericRun::stateChanged, this, [this](NumericRun::State state) {
+    if (state != NumericRun::State::Failed) removeSource(Source::Run);
+  });
+  if (run->state() == NumericRun::State::Failed)
+    add({Source::Run, run->failedNode(), run->lastError()});
 }
 
 void DiagnosticsModel::add(Diagnostic diagnostic) {
@@ -76,6 +90,8 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
         return QStringLiteral("(trace)");
       case Diagnostic::Source::Interpreter:
         return QStringLiteral("(lowering)");
+      case Diagnostic::Source::Run:
+        return QStringLiteral("(run)");
       }
       return {};
     }
