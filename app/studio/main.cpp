@@ -241,8 +241,12 @@ int main(int argc, char** argv) {
       for (QTabBar* bar : window.findChildren<QTabBar*>())
         for (int i = 0; i < bar->count(); ++i)
           if (bar->tabText(i) == QLatin1String("Values")) bar->setCurrentIndex(i);
-    // Let the view settle (overlays, minimap render) before grabbing.
-    QTimer::singleShot(600, &window, [&window, screenshotPath, showShortcuts] {
+    // Let the view settle (overlays, minimap render, numeric stepping's ops) before grabbing.
+    auto* settle = new QTimer(&window);
+    settle->setInterval(600);
+    QObject::connect(settle, &QTimer::timeout, &window, [&window, settle, screenshotPath, showShortcuts] {
+      if (window.numericRun()->isRunning()) return; // stepping's ops still run: look again later
+      settle->stop();
       QWidget* shown = showShortcuts ? static_cast<QWidget*>(window.shortcutsDialog()) : &window;
       if (!shown->grab().save(screenshotPath, "PNG")) {
         fail(QStringLiteral("cannot write '%1'").arg(screenshotPath));
@@ -250,6 +254,7 @@ int main(int argc, char** argv) {
       }
       QCoreApplication::exit(0);
     });
+    settle->start();
   };
   if (!screenshotPath.isEmpty() && !artifactGraphs.isEmpty()) {
     auto pending = std::make_shared<int>(artifactGraphs.size());

@@ -143,17 +143,20 @@ void TestNumericRun::steppingExecutesEachNode() {
   NumericRun run(&session);
   QVERIFY(openAndWait(session, kChain));
   run.setInputChoice(randomChoice(250, 9));
-  QVERIFY(!run.isStepping()); // opt-in
   run.setStepping(true);
   session.setRunSliceBudget(0);
   session.startInterpreter();
+  // The ops run on a worker: steps taken while it runs extend the same run.
   for (int i = 0; i < 3; ++i) session.step(); // x, blocks_0_0, blocks_0_1
   QCOMPARE(session.executedNodes(), chainPrefix(1).mid(0, 3));
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Ready);
   QVERIFY(std::holds_alternative<runtime::Sparse>(run.valuesOf(QStringLiteral("blocks_0_1")).at(0).second));
   QVERIFY(std::holds_alternative<std::monostate>(run.valuesOf(QStringLiteral("blocks_0_2")).at(0).second));
   QCOMPARE(run.opsDone(), run.lowered()->opEndOf("blocks_0_1"));
   session.continueRun();
   QVERIFY(waitFor([&] { return session.interpreterState() == StudioSession::InterpreterState::Finished; }));
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
   QCOMPARE(run.state(), NumericRun::State::Finished);
 
   QTemporaryDir dir;

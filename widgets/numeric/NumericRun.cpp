@@ -12,6 +12,9 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrent>
 
+#include <algorithm>
+#include <utility>
+
 namespace lattice::studio {
 
 namespace {
@@ -38,7 +41,7 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
   connect(session, &StudioSession::interpreterFinished, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterReset, this, &NumericRun::onInterpreterReset);
   QSettings settings;
-  m_stepping = settings.value(QStringLiteral("numeric/stepping"), false).toBool();
+  m_stepping = settings.value(QStringLiteral("numeric/stepping"), true).toBool();
 }
 
 NumericRun::~NumericRun() {
@@ -197,17 +200,25 @@ bool NumericRun::prepare() {
 }
 
 void NumericRun::run() {
-  if (isRunning()) return;
+  if (isRunning()) {
+    if (m_stepTarget >= 0) m_stepTarget = opsTotal(); // stepping's ops are running: go on to the end
+    return;
+  }
   if (!prepare()) {
     setState(State::Failed);
     Q_EMIT failed(QString(), m_error);
     return;
   }
+  startWorker(-1);
+}
+
+void NumericRun::startWorker(int end) {
   setState(State::Running);
   runtime::Runtime* rt = &m_run->runtime;
   std::atomic<int>* progress = &m_progress;
-  m_watcher.setFuture(QtConcurrent::run([rt, progress] {
-    while (!rt->finished()) {
+  progress->store(rt->currentOp());
+  m_watcher.setFuture(QtConcurrent::run([rt, progress, end] {
+    while (!rt->finished() && (end < 0 || rt->currentOp() < end)) {
       if (Status s = rt->step(); !s) return QString::fromStdString(s.message());
       progress->store(rt->currentOp());
     }
@@ -223,14 +234,25 @@ void NumericRun::cancel() {
 void NumericRun::onRunFinished() {
   m_poll->stop();
   const QString error = m_watcher.result();
-  Q_EMIT progressed(opsDone(), opsTotal());
+  const int stepTarget = std::exchange(m_stepTarget, -1);
   if (!error.isEmpty()) {
     fail(m_run ? m_run->runtime.currentOp() : -1, error);
+    Q_EMIT progressed(opsDone(), opsTotal());
     Q_EMIT valuesChanged();
     return;
   }
-  setState(State::Finished);
-  computeCheck();
+  if (m_run->runtime.finished()) {
+    setState(State::Finished);
+    computeCheck();
+  } else if (stepTarget > m_run->runtime.currentOp()) {
+    // The interpreter stepped on while these ops ran: run on to its latest node.
+    m_stepTarget = stepTarget;
+    startWorker(stepTarget);
+    return;
+  } else {
+    setState(State::Ready);
+  }
+  Q_EMIT progressed(opsDone(), opsTotal());
   Q_EMIT valuesChanged();
 }
 
@@ -258,7 +280,9 @@ int NumericRun::opsDone() const {
 int NumericRun::opsTotal() const { return m_run ? static_cast<int>(m_run->runtime.plan().ops.size()) : 0; }
 
 void NumericRun::onInterpreterStepped() {
-  if (!m_stepping || isRunning() || m_state == State::Failed) return;
+  if (!m_stepping || m_state == State::Failed) return;
+  const bool stepping = isRunning() && m_stepTarget >= 0;
+  if (isRunning() && !stepping) return; // a whole run is going on
   const QStringList& executed = m_session->executedNodes();
   if (executed.isEmpty()) return;
   if (!m_run && !prepare()) {
@@ -269,23 +293,19 @@ void NumericRun::onInterpreterStepped() {
   int end = -1;
   for (auto it = executed.crbegin(); it != executed.crend() && end < 0; ++it)
     end = m_run->opEndOf(it->toStdString());
-  if (end <= m_run->runtime.currentOp()) return;
-  if (Status s = m_run->runtime.runUntil(end); !s) {
-    fail(m_run->runtime.currentOp(), toQ(s.message()));
-    Q_EMIT valuesChanged();
+  if (stepping) { // the worker goes on to `end` when it is done
+    m_stepTarget = std::max(m_stepTarget, end);
     return;
   }
-  if (m_run->runtime.finished()) {
-    setState(State::Finished);
-    computeCheck();
-  }
-  Q_EMIT valuesChanged();
+  if (end <= m_run->runtime.currentOp()) return;
+  m_stepTarget = end;
+  startWorker(end);
 }
 
 void NumericRun::onInterpreterReset() {
   // A finished run keeps its values (they do not depend on where the interpreter stands); values
   // made by stepping start again with the interpreter.
-  if (m_state == State::Finished || isRunning() || m_inLoad) return;
+  if (m_state == State::Finished || (isRunning() && m_stepTarget < 0) || m_inLoad) return;
   drop();
 }
 
@@ -320,6 +340,7 @@ void NumericRun::drop() {
     m_watcher.waitForFinished();
     m_poll->stop();
   }
+  m_stepTarget = -1;
   const bool had = m_run != nullptr;
   m_run.reset();
   m_check.reset();

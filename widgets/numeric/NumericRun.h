@@ -76,12 +76,14 @@ public:
   State state() const { return m_state; }
   /// Debug ▸ Run on Inputs: lowers the model in memory, binds the inputs and runs every op on a
   /// worker thread (values kept). Emits stateChanged, progressed per op, then finished or failed.
+  /// While numeric stepping's ops run, that run goes on to the last op instead.
   void run();
   /// Asks a running run to stop (it ends as failed with "cancelled").
   void cancel();
   bool isRunning() const { return m_state == State::Running; }
-  /// Numeric stepping (off by default: a long interpreter run would execute every op on the UI
-  /// thread): while on, each node the session's interpreter executes also runs its ops.
+  /// Numeric stepping (on by default; the choice is remembered): while on, each node the
+  /// session's interpreter executes also runs its ops, on the worker thread a Run uses (the state
+  /// is Running meanwhile; steps taken before it is done extend the same run).
   bool isStepping() const { return m_stepping; }
   void setStepping(bool on);
   /// Ops run so far and in all (0 / 0 before anything was prepared).
@@ -122,6 +124,8 @@ private:
   void onInterpreterStepped();
   void onInterpreterReset();
   void onRunFinished();
+  /// Runs the runtime's ops on a worker up to op `end` (exclusive; -1: to the end).
+  void startWorker(int end);
   /// Lowers the model and starts a fresh runtime on the inputs; false (with m_error) on failure.
   bool prepare();
   /// The inputs of the current choice for `plan` as tensors (what Save Inputs writes) and, when
@@ -138,7 +142,8 @@ private:
   InputChoice m_choice;
   bool m_hasRecordedInputs = false;
   bool m_hasRecordedActivations = false;
-  bool m_stepping = false;
+  bool m_stepping = true;
+  int m_stepTarget = -1; ///< while numeric stepping runs ops: the op index it runs to; else -1
   bool m_inLoad = false;
   State m_state = State::Empty;
   std::unique_ptr<LoweredRun> m_run;
