@@ -129,6 +129,8 @@ void MainWindow::onNumericStateChanged() {
                   ? tr("; every recorded node within tolerance")
                   : tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
     statusBar()->showMessage(text, 15000);
+  } else if (state == NumericRun::State::Ready) {
+    statusBar()->clearMessage(); // numeric stepping's ops are done
   }
   updateActions();
 }
