@@ -143,6 +143,7 @@ void TestNumericRun::steppingExecutesEachNode() {
   NumericRun run(&session);
   QVERIFY(openAndWait(session, kChain));
   run.setInputChoice(randomChoice(250, 9));
+  QVERIFY(!run.isStepping()); // opt-in
   run.setStepping(true);
   session.setRunSliceBudget(0);
   session.startInterpreter();

@@ -41,7 +41,7 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
   connect(session, &StudioSession::interpreterFinished, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterReset, this, &NumericRun::onInterpreterReset);
   QSettings settings;
-  m_stepping = settings.value(QStringLiteral("numeric/stepping"), true).toBool();
+  m_stepping = settings.value(QStringLiteral("numeric/stepping"), false).toBool();
 }
 
 NumericRun::~NumericRun() {

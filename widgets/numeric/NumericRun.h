@@ -81,9 +81,10 @@ public:
   /// Asks a running run to stop (it ends as failed with "cancelled").
   void cancel();
   bool isRunning() const { return m_state == State::Running; }
-  /// Numeric stepping (on by default; the choice is remembered): while on, each node the
-  /// session's interpreter executes also runs its ops, on the worker thread a Run uses (the state
-  /// is Running meanwhile; steps taken before it is done extend the same run).
+  /// Numeric stepping (off by default, the choice is remembered: its first step lowers and
+  /// prepares the run on the UI thread, which takes seconds on a large model): while on, each
+  /// node the session's interpreter executes also runs its ops, on the worker thread a Run uses
+  /// (the state is Running meanwhile; steps taken before it is done extend the same run).
   bool isStepping() const { return m_stepping; }
   void setStepping(bool on);
   /// Ops run so far and in all (0 / 0 before anything was prepared).
@@ -142,7 +143,7 @@ private:
   InputChoice m_choice;
   bool m_hasRecordedInputs = false;
   bool m_hasRecordedActivations = false;
-  bool m_stepping = true;
+  bool m_stepping = false;
   int m_stepTarget = -1; ///< while numeric stepping runs ops: the op index it runs to; else -1
   bool m_inLoad = false;
   State m_state = State::Empty;
