@@ -162,9 +162,11 @@ bool NumericRun::prepare() {
     m_error = tr("no model is open");
     return false;
   }
+  // The graph on screen (the session's trace, with the user's leaf overrides) is lowered: no
+  // second trace, and the run's node names are the ones the views show.
   ExportOptions options = m_session->exportOptions();
   options.tracer = &m_session->tracer();
-  Expected<PreparedLowering> lowering = prepareLowering(*model, options);
+  Expected<PreparedLowering> lowering = prepareLowering(*model, options, m_session->graph());
   if (!lowering) {
     m_error = toQ(lowering.message());
     return false;
