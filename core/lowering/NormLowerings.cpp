@@ -47,6 +47,14 @@ ArtifactValuePtr activationModule(ModuleCall& c, const char* kind, const Activat
   return must(c.builder.activation(c.name, kind, c.inputOrCurrent(), params));
 }
 
+/// The module's parameter `param`, or (affine=False, elementwise_affine=False) a constant vector
+/// of `fill`, registered and stored under the same key.
+ValueId parameterOrConstant(ModuleCall& c, const char* param, double fill, int64_t channels,
+                            const std::string& dtype, const char* family, const char* layout) {
+  const TensorData* t = c.tensor(param);
+  return c.weight(param, t ? *t : constantVector(fill, channels, constantDType(dtype)), family, layout);
+}
+
 } // namespace
 
 FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string& safeName,
@@ -79,14 +87,8 @@ ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
   const std::string s = c.safeName();
   const FeatureInput in = decomposeFeatures(c.builder, s, input);
 
-  // affine=False: constant ones/zeros are registered (and stored) under the same keys.
-  const TensorData* scaleT = c.tensor("weight");
-  const TensorData* biasT = c.tensor("bias");
-  const ValueId scale =
-      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
-               "channel_c");
-  const ValueId bias = c.weight(
-      "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
+  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, "bias", "bias_c");
   const TensorData* mean = c.tensor("running_mean");
   const TensorData* var = c.tensor("running_var");
   if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
@@ -102,13 +104,8 @@ ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
   const int64_t channels = normalizedChannels(c, "LayerNorm");
   const std::string dtype = c.moduleDtype();
   const double eps = pyFloat(c.attr("eps"));
-  const TensorData* scaleT = c.tensor("weight");
-  const TensorData* biasT = c.tensor("bias");
-  const ValueId scale =
-      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
-               "channel_c");
-  const ValueId bias = c.weight(
-      "bias", biasT ? *biasT : constantVector(0.0, channels, constantDType(dtype)), "bias", "bias_c");
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
+  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, "bias", "bias_c");
   return featureOp<2>(c.builder, s, in, "layer_norm", {scale, bias}, eps, channels, dtype);
 }
 
@@ -120,10 +117,7 @@ ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
   const std::string dtype = c.moduleDtype();
   // float(eps): torch.nn.RMSNorm's default eps=None raises TypeError here (Appendix B.7).
   const double eps = pyFloat(c.attr("eps"));
-  const TensorData* scaleT = c.tensor("weight");
-  const ValueId scale =
-      c.weight("weight", scaleT ? *scaleT : constantVector(1.0, channels, constantDType(dtype)), "channel",
-               "channel_c");
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
   return featureOp<1>(c.builder, s, in, "rms_norm", {scale}, eps, channels, dtype);
 }
 
