@@ -283,8 +283,7 @@ int NumericRun::opsTotal() const { return m_run ? static_cast<int>(m_run->runtim
 
 void NumericRun::onInterpreterStepped() {
   if (!m_stepping || m_state == State::Failed) return;
-  const bool stepping = isRunning() && m_stepTarget >= 0;
-  if (isRunning() && !stepping) return; // a whole run is going on
+  if (isRunning() && m_stepTarget < 0) return; // a whole run is going on
   const QStringList& executed = m_session->executedNodes();
   if (executed.isEmpty()) return;
   if (!m_run && !prepare()) {
@@ -295,7 +294,7 @@ void NumericRun::onInterpreterStepped() {
   int end = -1;
   for (auto it = executed.crbegin(); it != executed.crend() && end < 0; ++it)
     end = m_run->opEndOf(it->toStdString());
-  if (stepping) { // the worker goes on to `end` when it is done
+  if (isRunning()) { // stepping's ops are running: the worker goes on to `end` when it is done
     m_stepTarget = std::max(m_stepTarget, end);
     return;
   }
