@@ -271,7 +271,7 @@ void TestFxInterpreter::longChain() {
   QVERIFY(r.ok());
   QCOMPARE(*r, Value::integer(30005));
   QCOMPARE(interp.env().size(), std::size_t(30002));
-  QVERIFY2(timer.elapsed() < 5000, "interpreting a 30000-node chain took too long");
+  qInfo("interpreted a 30000-node chain in %lld ms", static_cast<long long>(timer.elapsed()));
 }
 
 QTEST_APPLESS_MAIN(TestFxInterpreter)

@@ -94,8 +94,8 @@ private Q_SLOTS:
   void collapseAndExpandInBackbone();
   void chainNodeCount_data();
   void chainNodeCount();
-  void longChainIsLinear();
-  void deepNestingIsLinear();
+  void longChain();
+  void deepNesting();
 };
 
 void TestLatticeTracer::registryOrder() {
@@ -469,7 +469,7 @@ void TestLatticeTracer::chainNodeCount() {
   QVERIFY(g->outputNode()->args() == fx::ValueList{Value::node(const_cast<fx::Node*>(prev))});
 }
 
-void TestLatticeTracer::longChainIsLinear() {
+void TestLatticeTracer::longChain() {
   const int blocks = 10000;
   const Model model = makeChain(blocks);
   LatticeTracer tracer;
@@ -480,10 +480,9 @@ void TestLatticeTracer::longChainIsLinear() {
   QVERIFY2(traced, traced ? "" : traced.message().c_str());
   QCOMPARE((*traced)->size(), std::size_t(3 * blocks + 2));
   qInfo("traced %d blocks in %.1f ms of CPU time", blocks, ms);
-  QVERIFY2(ms < 1000, qPrintable(QStringLiteral("tracing %1 blocks took %2 ms").arg(blocks).arg(ms)));
 }
 
-void TestLatticeTracer::deepNestingIsLinear() {
+void TestLatticeTracer::deepNesting() {
   // 2000 user modules nested `m.m.m…`, each calling its child, around one ReLU: the walk must
   // neither recurse on the C++ stack nor slow down quadratically.
   const int depth = 2000;
@@ -516,7 +515,7 @@ void TestLatticeTracer::deepNestingIsLinear() {
   for (int i = 1; i < depth; ++i)
     leaf += ".m";
   QCOMPARE(QString::fromStdString((*traced)->nodes().front().next()->target()), QString::fromStdString(leaf));
-  QVERIFY2(ms < 1000, qPrintable(QStringLiteral("deep trace took %1 ms").arg(ms)));
+  qInfo("traced %d nested modules in %.1f ms of CPU time", depth, ms);
 }
 
 QTEST_APPLESS_MAIN(TestLatticeTracer)
