@@ -75,8 +75,11 @@ void MainWindow::createNumericActions() {
   connect(m_numeric, &NumericRun::valuesChanged, this, &MainWindow::applyOverlay);
   connect(m_graph, &GraphWidget::layoutFinished, this, &MainWindow::applyOverlay);
 
-  // Esc (debug.interrupt) also cancels a numeric run.
-  connect(action(QStringLiteral("debug.interrupt")), &QAction::triggered, m_numeric, &NumericRun::cancel);
+  // Esc (debug.interrupt) also cancels Run on Inputs (numeric stepping's ops go on: they are the
+  // interpreter's, which Esc pauses).
+  connect(action(QStringLiteral("debug.interrupt")), &QAction::triggered, m_numeric, [this] {
+    if (m_numeric->isWholeRun()) m_numeric->cancel();
+  });
 
   m_runProgress = new QProgressBar(this);
   m_runProgress->setObjectName(QStringLiteral("numericRunProgress"));
@@ -112,9 +115,10 @@ void MainWindow::applyOverlay() {
 
 void MainWindow::onNumericStateChanged() {
   const NumericRun::State state = m_numeric->state();
-  m_runProgress->setVisible(state == NumericRun::State::Running);
-  if (state == NumericRun::State::Running) {
-    m_runProgress->setValue(0);
+  // Numeric stepping's ops run quietly: the interpreter's own status stays.
+  const bool wholeRun = m_numeric->isWholeRun();
+  m_runProgress->setVisible(wholeRun);
+  if (wholeRun) {
     statusBar()->showMessage(tr("Running on %1… (Esc cancels)").arg(m_numeric->describeInputs()));
   } else if (state == NumericRun::State::Finished && m_numeric->lowered()) {
     double ms = 0.0;
@@ -129,8 +133,6 @@ void MainWindow::onNumericStateChanged() {
                   ? tr("; every recorded node within tolerance")
                   : tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
     statusBar()->showMessage(text, 15000);
-  } else if (state == NumericRun::State::Ready) {
-    statusBar()->clearMessage(); // numeric stepping's ops are done
   }
   updateActions();
 }

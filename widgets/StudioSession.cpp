@@ -125,7 +125,7 @@ StudioSession::StudioSession(QObject* parent) : QObject(parent), m_inputUndo(new
   m_exportOptions.inputs = m_inputs;
 }
 
-StudioSession::~StudioSession() = default;
+StudioSession::~StudioSession() { Q_EMIT aboutToChange(); }
 
 bool StudioSession::isLeaf(const QString& modulePath) const {
   if (!m_model) return false;
@@ -135,6 +135,7 @@ bool StudioSession::isLeaf(const QString& modulePath) const {
 
 void StudioSession::setLeafOverride(const QString& modulePath, std::optional<bool> leaf) {
   if (!m_model) return;
+  Q_EMIT aboutToChange();
   const std::string path = modulePath.toStdString();
   if (leaf)
     m_tracer.setLeafOverride(path, *leaf);
@@ -311,6 +312,7 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
     Q_EMIT modelLoadFailed(result->loadError);
     return;
   }
+  Q_EMIT aboutToChange();
   resetInterpreter(false);
   m_reference = result->reference;
   m_model = std::move(result->model);
@@ -585,6 +587,7 @@ Expected<CheckpointReport> StudioSession::applyWeights(const Checkpoint& checkpo
   if (!m_model) return makeError("no model is open to load '" + checkpoint.source + "' into");
   CheckpointOptions options;
   options.allowPartial = allowPartial;
+  Q_EMIT aboutToChange();
   Expected<CheckpointReport> report = applyCheckpoint(*m_model, checkpoint, options);
   if (!report) return report;
   m_weightsSource = toQString(checkpoint.source);

@@ -191,6 +191,9 @@ public Q_SLOTS:
   void clearModuleSelection();
 
 Q_SIGNALS:
+  /// The model, its graph, the tracer or the model's weights are about to change (or the session
+  /// to go): whoever reads them on another thread stops and waits now (NumericRun's prepare job).
+  void aboutToChange();
   void modelLoadStarted(const QString& reference);
   void modelLoaded();
   void modelLoadFailed(const QString& message);

@@ -45,6 +45,7 @@ private Q_SLOTS:
   void inputsDialogAndSave();
   void recordedGoldenFindsTheFirstDivergentNode();
   void runtimeErrorStopsOnItsNode();
+  void changesWhilePreparing();
 };
 
 namespace {
@@ -143,12 +144,16 @@ void TestNumericRun::steppingExecutesEachNode() {
   NumericRun run(&session);
   QVERIFY(openAndWait(session, kChain));
   run.setInputChoice(randomChoice(250, 9));
-  QVERIFY(!run.isStepping()); // opt-in
-  run.setStepping(true);
+  QVERIFY(run.isStepping()); // on by default
   session.setRunSliceBudget(0);
   session.startInterpreter();
-  // The ops run on a worker: steps taken while it runs extend the same run.
-  for (int i = 0; i < 3; ++i) session.step(); // x, blocks_0_0, blocks_0_1
+  // The first step starts a prepare job and the ops run on a worker: steps taken meanwhile extend
+  // the same run, and none of them waits for it.
+  session.step(); // x
+  QVERIFY(run.isRunning());
+  QVERIFY(!run.isWholeRun());
+  QVERIFY(run.lowered() == nullptr); // still preparing
+  for (int i = 0; i < 2; ++i) session.step(); // blocks_0_0, blocks_0_1
   QCOMPARE(session.executedNodes(), chainPrefix(1).mid(0, 3));
   QVERIFY(waitFor([&] { return !run.isRunning(); }));
   QCOMPARE(run.state(), NumericRun::State::Ready);
@@ -327,6 +332,7 @@ void TestNumericRun::runtimeErrorStopsOnItsNode() {
   diagnostics.watchRun(&run);
   QSignalSpy failed(&run, &NumericRun::failed);
   run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
   QCOMPARE(run.state(), NumericRun::State::Failed);
   QCOMPARE(failed.count(), 1);
   QVERIFY2(run.lastError().contains(QStringLiteral("x_features")), qPrintable(run.lastError()));
@@ -336,12 +342,50 @@ void TestNumericRun::runtimeErrorStopsOnItsNode() {
   QCOMPARE(diagnostics.index(0, DiagnosticsModel::MessageColumn).data(Qt::ToolTipRole).toString(), run.lastError());
   // A second failing run replaces the row rather than adding one.
   run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
   QCOMPARE(failed.count(), 2);
   QCOMPARE(diagnostics.rowCount(), 1);
   // New inputs clear it.
   choice.source = NumericRun::InputSource::Random;
   run.setInputChoice(choice);
   QCOMPARE(diagnostics.rowCount(), 0);
+}
+
+void TestNumericRun::changesWhilePreparing() {
+  // The prepare job reads the session's model, graph and tracer on a worker. Whatever changes them
+  // meanwhile waits for the job and drops its result; cancelling drops it too.
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  run.setInputChoice(randomChoice(250, 9));
+  QSignalSpy failed(&run, &NumericRun::failed);
+
+  run.run();
+  QVERIFY(run.isWholeRun());
+  QVERIFY(run.lowered() == nullptr); // preparing
+  session.setLeafOverride(QStringLiteral("blocks"), std::nullopt); // retraces the graph
+  QCOMPARE(run.state(), NumericRun::State::Empty);
+  QTest::qWait(50); // the dropped job's late "finished" changes nothing
+  QCOMPARE(run.state(), NumericRun::State::Empty);
+  QVERIFY(run.lowered() == nullptr);
+
+  run.run();
+  run.cancel();
+  QCOMPARE(run.state(), NumericRun::State::Failed);
+  QCOMPARE(run.lastError(), QStringLiteral("cancelled"));
+  QCOMPARE(failed.count(), 1);
+
+  run.run();
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:3"))); // replaces the model
+  QTest::qWait(50);
+  QCOMPARE(run.state(), NumericRun::State::Empty);
+
+  // After all that, a run completes on the new model.
+  run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+  QCOMPARE(run.opsDone(), run.opsTotal());
+  QVERIFY(std::holds_alternative<runtime::Sparse>(run.valuesOf(QStringLiteral("blocks_2_2")).at(0).second));
 }
 
 QTEST_MAIN(TestNumericRun)

@@ -23,11 +23,95 @@ QString toQ(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace
 
+/// What a prepare job hands back to the UI thread: the run ready to step, or why there is none.
+struct NumericRun::Prepared {
+  quint64 generation = 0; ///< m_generation when the job started; a later drop() voids it
+  QString error;
+  std::unique_ptr<LoweredRun> run;
+};
+
+namespace {
+
+/// The inputs of `choice` for `plan` as tensors (what Save Inputs writes) and, when `bound` is
+/// given, as the runtime binds them; an error message on failure.
+QString makeInputs(const NumericRun::InputChoice& choice, const ArchiveRecordings* recordings,
+                   const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out, runtime::RuntimeInputs* bound) {
+  auto fromFile = [&](const SafetensorsFile& file) -> QString {
+    out = file.tensors();
+    if (!bound) return {};
+    Expected<runtime::RuntimeInputs> inputs = runtime::RuntimeInputs::fromFile(file);
+    if (!inputs) return toQ(inputs.message());
+    *bound = std::move(*inputs);
+    return {};
+  };
+  switch (choice.source) {
+  case NumericRun::InputSource::Recorded:
+    if (!recordings || !recordings->inputs) return NumericRun::tr("the model has no recorded inputs");
+    return fromFile(*recordings->inputs);
+  case NumericRun::InputSource::File: {
+    if (choice.file.isEmpty()) return NumericRun::tr("choose an inputs file (Debug ▸ Run Inputs…)");
+    Expected<SafetensorsFile> file = SafetensorsFile::open(choice.file.toStdString());
+    if (!file) return toQ(file.message());
+    return fromFile(*file);
+  }
+  case NumericRun::InputSource::Random:
+    break;
+  }
+  runtime::RandomInputOptions options;
+  options.points = choice.points;
+  options.seed = choice.seed;
+  options.batchSize = choice.batchSize;
+  Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
+  if (!tensors) return toQ(tensors.message());
+  out = std::move(*tensors);
+  if (bound) bound->named = out;
+  return {};
+}
+
+} // namespace
+
+/// Everything a prepare job reads, copied on the UI thread. The pointers stay valid while the job
+/// runs: the session announces any change to them (aboutToChange) and NumericRun waits for its
+/// jobs then.
+struct NumericRun::PrepareJob {
+  const Model* model = nullptr;
+  const fx::Graph* graph = nullptr; ///< the session's trace, lowered as it is (no second trace)
+  ExportOptions options;            ///< options.tracer: the session's tracer
+  std::string name;
+  NumericRun::InputChoice choice;
+  const ArchiveRecordings* recordings = nullptr;
+};
+
+QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out) {
+  Expected<PreparedLowering> lowering = prepareLowering(*job.model, job.options, job.graph);
+  if (!lowering) return toQ(lowering.message());
+  if (Status s = finishLowering(*lowering); !s) return toQ(s.message());
+  Expected<LoweredRun> run = runLowering(*lowering, job.name);
+  if (!run) return toQ(run.message());
+  auto prepared = std::make_unique<LoweredRun>(std::move(*run));
+  std::vector<NamedTensor> tensors;
+  runtime::RuntimeInputs inputs;
+  if (QString problem = makeInputs(job.choice, job.recordings, prepared->runtime.plan(), tensors, &inputs);
+      !problem.isEmpty())
+    return problem;
+  runtime::RuntimeOptions keep;
+  keep.keepValues = true;
+  if (Status s = prepared->runtime.start(inputs, keep); !s) return toQ(s.message());
+  out = std::move(prepared);
+  return {};
+}
+
 NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent), m_session(session) {
   m_poll = new QTimer(this);
   m_poll->setInterval(100);
   connect(m_poll, &QTimer::timeout, this, [this] { Q_EMIT progressed(opsDone(), opsTotal()); });
   connect(&m_watcher, &QFutureWatcherBase::finished, this, &NumericRun::onRunFinished);
+  connect(&m_prepareWatcher, &QFutureWatcherBase::finished, this, &NumericRun::onPrepared);
+  // A prepare job reads the model, its graph and the tracer: they must outlive it.
+  connect(session, &StudioSession::aboutToChange, this, [this] {
+    drop();
+    waitForPrepareJobs();
+  });
   connect(session, &StudioSession::modelLoaded, this, &NumericRun::onModelChanged);
   // What the artifact is lowered from changed: its values are void. (Opening a model emits
   // graphChanged and inputSpecsChanged right after modelLoaded; they are part of the load.)
@@ -41,7 +125,7 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
   connect(session, &StudioSession::interpreterFinished, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterReset, this, &NumericRun::onInterpreterReset);
   QSettings settings;
-  m_stepping = settings.value(QStringLiteral("numeric/stepping"), false).toBool();
+  m_stepping = settings.value(QStringLiteral("numeric/stepping"), true).toBool();
 }
 
 NumericRun::~NumericRun() {
@@ -49,6 +133,14 @@ NumericRun::~NumericRun() {
     m_run->runtime.cancel();
     m_watcher.waitForFinished();
   }
+  waitForPrepareJobs();
+}
+
+void NumericRun::waitForPrepareJobs() {
+  if (m_preparing) m_prepareWatcher.waitForFinished();
+  for (QFuture<std::shared_ptr<Prepared>>& job : m_abandoned)
+    job.waitForFinished();
+  m_abandoned.clear();
 }
 
 // --- inputs -------------------------------------------------------------------------------------
@@ -108,110 +200,100 @@ QString NumericRun::describeInputs() const {
       .arg(m_choice.batchSize);
 }
 
-QString NumericRun::makeInputs(const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
-                               runtime::RuntimeInputs* bound) const {
-  auto fromFile = [&](const SafetensorsFile& file) -> QString {
-    out = file.tensors();
-    if (!bound) return {};
-    Expected<runtime::RuntimeInputs> inputs = runtime::RuntimeInputs::fromFile(file);
-    if (!inputs) return toQ(inputs.message());
-    *bound = std::move(*inputs);
-    return {};
-  };
-  switch (m_choice.source) {
-  case InputSource::Recorded:
-    if (!m_recordings || !m_recordings->inputs) return tr("the model has no recorded inputs");
-    return fromFile(*m_recordings->inputs);
-  case InputSource::File: {
-    if (m_choice.file.isEmpty()) return tr("choose an inputs file (Debug ▸ Run Inputs…)");
-    Expected<SafetensorsFile> file = SafetensorsFile::open(m_choice.file.toStdString());
-    if (!file) return toQ(file.message());
-    return fromFile(*file);
-  }
-  case InputSource::Random:
-    break;
-  }
-  runtime::RandomInputOptions options;
-  options.points = m_choice.points;
-  options.seed = m_choice.seed;
-  options.batchSize = m_choice.batchSize;
-  Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
-  if (!tensors) return toQ(tensors.message());
-  out = std::move(*tensors);
-  if (bound) bound->named = out;
-  return {};
-}
-
 QString NumericRun::saveInputs(const QString& path) {
-  if (!m_run && !prepare()) return m_error;
+  std::unique_ptr<LoweredRun> prepared;
+  const runtime::RuntimePlan* plan = m_run ? &m_run->runtime.plan() : nullptr;
+  if (!plan) { // the inputs follow the plan's ABI: lower the model for it (the run itself is not kept)
+    if (!m_session->model()) return tr("no model is open");
+    if (QString problem = prepareRun(makeJob(), prepared); !problem.isEmpty()) return problem;
+    plan = &prepared->runtime.plan();
+  }
   std::vector<NamedTensor> tensors;
-  if (QString problem = makeInputs(m_run->runtime.plan(), tensors, nullptr); !problem.isEmpty()) return problem;
+  const ArchiveRecordings* recordings = m_recordings ? &*m_recordings : nullptr;
+  if (QString problem = makeInputs(m_choice, recordings, *plan, tensors, nullptr); !problem.isEmpty()) return problem;
   if (Status s = writeSafetensors(path.toStdString(), tensors, std::nullopt); !s) return toQ(s.message());
   return {};
 }
 
 // --- running ------------------------------------------------------------------------------------
 
-bool NumericRun::prepare() {
+NumericRun::PrepareJob NumericRun::makeJob() const {
+  PrepareJob job;
+  job.model = m_session->model();
+  job.graph = m_session->graph();
+  job.options = m_session->exportOptions();
+  job.options.tracer = &m_session->tracer();
+  const QString reference = m_session->modelReference();
+  const QString file = QFileInfo(reference).fileName();
+  job.name = (file.isEmpty() ? reference : file).toStdString();
+  job.choice = m_choice;
+  job.recordings = m_recordings ? &*m_recordings : nullptr;
+  return job;
+}
+
+void NumericRun::startPrepare(Then then) {
   m_run.reset();
   m_check.reset();
   m_error.clear();
   m_failedNode.clear();
-  const Model* model = m_session->model();
-  if (!model) {
+  if (!m_session->model()) {
     m_error = tr("no model is open");
-    return false;
-  }
-  // The graph on screen (the session's trace, with the user's leaf overrides) is lowered: no
-  // second trace, and the run's node names are the ones the views show.
-  ExportOptions options = m_session->exportOptions();
-  options.tracer = &m_session->tracer();
-  Expected<PreparedLowering> lowering = prepareLowering(*model, options, m_session->graph());
-  if (!lowering) {
-    m_error = toQ(lowering.message());
-    return false;
-  }
-  if (Status s = finishLowering(*lowering); !s) {
-    m_error = toQ(s.message());
-    return false;
-  }
-  const QString name = m_session->modelReference();
-  Expected<LoweredRun> run = runLowering(*lowering, QFileInfo(name).fileName().isEmpty() ? name.toStdString()
-                                                                                        : QFileInfo(name).fileName().toStdString());
-  if (!run) {
-    m_error = toQ(run.message());
-    return false;
-  }
-  auto prepared = std::make_unique<LoweredRun>(std::move(*run));
-  std::vector<NamedTensor> tensors;
-  runtime::RuntimeInputs inputs;
-  if (QString problem = makeInputs(prepared->runtime.plan(), tensors, &inputs); !problem.isEmpty()) {
-    m_error = problem;
-    return false;
-  }
-  runtime::RuntimeOptions keep;
-  keep.keepValues = true;
-  if (Status s = prepared->runtime.start(inputs, keep); !s) {
-    m_error = toQ(s.message());
-    return false;
-  }
-  m_run = std::move(prepared);
-  m_progress.store(0);
-  setState(State::Ready);
-  return true;
-}
-
-void NumericRun::run() {
-  if (isRunning()) {
-    if (m_stepTarget >= 0) m_stepTarget = opsTotal(); // stepping's ops are running: go on to the end
-    return;
-  }
-  if (!prepare()) {
     setState(State::Failed);
     Q_EMIT failed(QString(), m_error);
     return;
   }
-  startWorker(-1);
+  m_abandoned.erase(std::remove_if(m_abandoned.begin(), m_abandoned.end(),
+                                   [](const QFuture<std::shared_ptr<Prepared>>& f) { return f.isFinished(); }),
+                    m_abandoned.end());
+  m_then = then;
+  m_preparing = true;
+  m_progress.store(0);
+  setState(State::Running);
+  Q_EMIT progressed(0, 0);
+  m_prepareWatcher.setFuture(QtConcurrent::run([job = makeJob(), generation = m_generation] {
+    auto result = std::make_shared<Prepared>();
+    result->generation = generation;
+    result->error = prepareRun(job, result->run);
+    return result;
+  }));
+}
+
+void NumericRun::onPrepared() {
+  if (!m_preparing || !m_prepareWatcher.isFinished()) return; // a dropped job's late signal
+  const std::shared_ptr<Prepared> result = m_prepareWatcher.result();
+  if (result->generation != m_generation) return; // dropped meanwhile
+  m_preparing = false;
+  if (!result->error.isEmpty()) {
+    m_error = result->error;
+    setState(State::Failed);
+    Q_EMIT failed(QString(), m_error);
+    return;
+  }
+  m_run = std::move(result->run);
+  if (m_then == Then::Run) {
+    startWorker(-1);
+    return;
+  }
+  // Numeric stepping: run the ops of the nodes the interpreter executed meanwhile.
+  setState(State::Ready);
+  Q_EMIT progressed(opsDone(), opsTotal());
+  onInterpreterStepped();
+}
+
+void NumericRun::run() {
+  if (m_preparing) {
+    m_then = Then::Run; // numeric stepping's prepare: run every op once it is done
+    Q_EMIT stateChanged(m_state); // now a whole run
+    return;
+  }
+  if (isRunning()) {
+    if (m_stepTarget >= 0) {
+      m_stepTarget = opsTotal(); // stepping's ops are running: go on to the end
+      Q_EMIT stateChanged(m_state);
+    }
+    return;
+  }
+  startPrepare(Then::Run);
 }
 
 void NumericRun::startWorker(int end) {
@@ -230,10 +312,20 @@ void NumericRun::startWorker(int end) {
 }
 
 void NumericRun::cancel() {
+  if (m_preparing) { // the lowering cannot stop midway: its result is dropped when it is done
+    drop();
+    m_error = tr("cancelled");
+    setState(State::Failed);
+    Q_EMIT failed(QString(), m_error);
+    return;
+  }
   if (isRunning() && m_run) m_run->runtime.cancel();
 }
 
 void NumericRun::onRunFinished() {
+  // The "finished" of a worker that drop() already waited for can still be queued: it has nothing
+  // left to report (its run is gone, or a newer one is under way).
+  if (!m_run || !isRunning() || m_preparing || !m_watcher.isFinished()) return;
   m_poll->stop();
   const QString error = m_watcher.result();
   const int stepTarget = std::exchange(m_stepTarget, -1);
@@ -282,13 +374,12 @@ int NumericRun::opsDone() const {
 int NumericRun::opsTotal() const { return m_run ? static_cast<int>(m_run->runtime.plan().ops.size()) : 0; }
 
 void NumericRun::onInterpreterStepped() {
-  if (!m_stepping || m_state == State::Failed) return;
+  if (!m_stepping || m_state == State::Failed || m_preparing) return; // onPrepared() catches up
   if (isRunning() && m_stepTarget < 0) return; // a whole run is going on
   const QStringList& executed = m_session->executedNodes();
   if (executed.isEmpty()) return;
-  if (!m_run && !prepare()) {
-    setState(State::Failed);
-    Q_EMIT failed(QString(), m_error);
+  if (!m_run) {
+    startPrepare(Then::Step);
     return;
   }
   int end = -1;
@@ -336,7 +427,12 @@ void NumericRun::onModelChanged() {
 }
 
 void NumericRun::drop() {
-  if (isRunning()) {
+  ++m_generation; // a prepare job still running is void
+  if (m_preparing) {
+    m_abandoned.push_back(m_prepareWatcher.future());
+    m_preparing = false;
+  }
+  if (isRunning() && m_run) {
     m_run->runtime.cancel();
     m_watcher.waitForFinished();
     m_poll->stop();

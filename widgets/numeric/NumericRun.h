@@ -7,9 +7,11 @@
 /// the panels show: each node's concrete values, its time, and its error against the archive's
 /// recorded activations.
 ///
-/// The lowering itself runs on the UI thread (it takes milliseconds and reads the model); the
-/// runtime it yields owns everything it reads (weights share their buffers), so only the
-/// execution goes to the worker.
+/// Both halves run off the UI thread: a prepare job lowers the graph on screen in memory, builds
+/// the runtime and binds the inputs (seconds on a large model), then the ops run on a worker. The
+/// prepare job reads the session's model, graph and tracer; the session announces any change to
+/// them (StudioSession::aboutToChange) and NumericRun waits for its jobs before it happens. The
+/// runtime owns everything it reads (weights share their buffers).
 
 #include "diff/LoweredRun.h"
 #include "diff/RecordingCheck.h"
@@ -81,10 +83,15 @@ public:
   /// Asks a running run to stop (it ends as failed with "cancelled").
   void cancel();
   bool isRunning() const { return m_state == State::Running; }
-  /// Numeric stepping (off by default, the choice is remembered: its first step lowers and
-  /// prepares the run on the UI thread, which takes seconds on a large model): while on, each
-  /// node the session's interpreter executes also runs its ops, on the worker thread a Run uses
-  /// (the state is Running meanwhile; steps taken before it is done extend the same run).
+  /// Running for Run on Inputs (not for numeric stepping's ops).
+  bool isWholeRun() const {
+    if (!isRunning()) return false;
+    return m_preparing ? m_then == Then::Run : m_stepTarget < 0 || m_stepTarget >= opsTotal();
+  }
+  /// Numeric stepping (on by default, the choice is remembered): while on, each node the
+  /// session's interpreter executes also runs its ops. The first step starts a prepare job; the
+  /// ops run on the worker thread a Run uses (the state is Running meanwhile; steps taken before
+  /// it is done extend the same run).
   bool isStepping() const { return m_stepping; }
   void setStepping(bool on);
   /// Ops run so far and in all (0 / 0 before anything was prepared).
@@ -127,12 +134,20 @@ private:
   void onRunFinished();
   /// Runs the runtime's ops on a worker up to op `end` (exclusive; -1: to the end).
   void startWorker(int end);
-  /// Lowers the model and starts a fresh runtime on the inputs; false (with m_error) on failure.
-  bool prepare();
-  /// The inputs of the current choice for `plan` as tensors (what Save Inputs writes) and, when
-  /// `bound` is given, as the runtime binds them; an error message on failure.
-  QString makeInputs(const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
-                     runtime::RuntimeInputs* bound) const;
+  struct Prepared;
+  /// What happens once a prepare job is done: a whole run, or the ops of the stepped nodes.
+  enum class Then { Run, Step };
+  /// Starts a prepare job (lowering, runtime, inputs) on a worker; state Running until onPrepared.
+  void startPrepare(Then then);
+  void onPrepared();
+  /// What a prepare job reads, taken from the session now.
+  struct PrepareJob;
+  PrepareJob makeJob() const;
+  /// A prepare job's work: lowers the model in memory, builds its runtime and starts it on the
+  /// chosen inputs. An error message on failure.
+  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out);
+  /// Blocks until no prepare job reads the session's model any more.
+  void waitForPrepareJobs();
   void setState(State state);
   void fail(int op, const QString& message);
   void drop();
@@ -155,6 +170,11 @@ private:
   QString m_failedNode;
   std::atomic<int> m_progress{0};
   QFutureWatcher<QString> m_watcher;
+  bool m_preparing = false;
+  Then m_then = Then::Run;
+  quint64 m_generation = 0; ///< bumped by drop(): a prepare job started before is void
+  QFutureWatcher<std::shared_ptr<Prepared>> m_prepareWatcher;
+  std::vector<QFuture<std::shared_ptr<Prepared>>> m_abandoned; ///< dropped jobs, maybe still running
   QTimer* m_poll;
 };
 
