@@ -11,6 +11,7 @@
 #include "StudioSession.h"
 #include "numeric/NumericRun.h"
 #include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/CompareView.h"
 #include "graph/GraphView.h"
@@ -518,8 +519,12 @@ void MainWindow::updateActions() {
   stop->setToolTip(
       running ? tr("Interrupt the run (Esc, %1)").arg(stop->shortcut().toString(QKeySequence::NativeText))
               : tr("Stop (%1)").arg(stop->shortcut().toString(QKeySequence::NativeText)));
-  action(QStringLiteral("debug.interrupt"))->setEnabled(running || m_numeric->isRunning());
-  action(QStringLiteral("debug.runInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
+  auto* artifact = qobject_cast<ArtifactView*>(m_tabs->currentWidget());
+  const bool artifactRunning = artifact && artifact->runBar()->isRunning();
+  action(QStringLiteral("debug.interrupt"))->setEnabled(running || m_numeric->isRunning() || artifactRunning);
+  action(QStringLiteral("debug.runInputs"))
+      ->setEnabled((modelTab && hasModel && !m_numeric->isRunning()) ||
+                   (artifact && !artifactRunning && !artifact->path().isEmpty()));
   action(QStringLiteral("debug.numericInputs"))->setEnabled(modelTab && hasModel && !m_numeric->isRunning());
   auto* compare = qobject_cast<CompareView*>(m_tabs->currentWidget());
   action(QStringLiteral("debug.firstDivergent"))

@@ -7,6 +7,7 @@
 
 #include "StudioSession.h"
 #include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/CompareArtifactsDialog.h"
 #include "artifactview/CompareView.h"
@@ -93,6 +94,11 @@ void MainWindow::openArtifact(const QString& directory) {
     view = new ArtifactView(m_tabs);
     m_tabs->addTab(view, tr("Artifact: %1").arg(displayName(directory)));
     m_tabs->setTabToolTip(m_tabs->indexOf(view), directory);
+    connect(view->runBar(), &ArtifactRunBar::runningChanged, this, &MainWindow::updateActions);
+    connect(view->runBar(), &ArtifactRunBar::finished, this, [this, view] {
+      if (const ArtifactRunResult* r = view->runBar()->result(); r && !r->error.isEmpty())
+        statusBar()->showMessage(tr("Run failed: %1").arg(r->error.section(QLatin1Char('\n'), 0, 0)), 15000);
+    });
     connect(view, &ArtifactView::documentLoaded, this, [this, view] {
       const auto doc = view->document();
       if (doc && !doc->loadError.isEmpty())

@@ -7,6 +7,8 @@
 #include "MainWindow.h"
 
 #include "StudioSession.h"
+#include "artifactview/ArtifactRun.h"
+#include "artifactview/ArtifactView.h"
 #include "artifactview/CompareView.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphWidget.h"
@@ -26,8 +28,14 @@ namespace lattice::studio {
 
 void MainWindow::createNumericActions() {
   m_numeric = new NumericRun(m_session, this);
+  // Run on Inputs: the model (lowered in memory), or the artifact whose tab is current.
   connect(makeAction(QStringLiteral("debug.runInputs"), tr("Run on In&puts"), QKeySequence(tr("Ctrl+R"))),
-          &QAction::triggered, m_numeric, &NumericRun::run);
+          &QAction::triggered, this, [this] {
+            if (auto* artifact = qobject_cast<ArtifactView*>(m_tabs->currentWidget()))
+              artifact->runBar()->run();
+            else
+              m_numeric->run();
+          });
   connect(makeAction(QStringLiteral("debug.numericInputs"), tr("Run Inp&uts…"), QKeySequence(tr("Ctrl+Shift+I"))),
           &QAction::triggered, this, [this] {
             NumericInputsDialog dialog(m_numeric, this);
@@ -79,6 +87,7 @@ void MainWindow::createNumericActions() {
   // interpreter's, which Esc pauses).
   connect(action(QStringLiteral("debug.interrupt")), &QAction::triggered, m_numeric, [this] {
     if (m_numeric->isWholeRun()) m_numeric->cancel();
+    if (auto* artifact = qobject_cast<ArtifactView*>(m_tabs->currentWidget())) artifact->runBar()->cancel();
   });
 
   m_runProgress = new QProgressBar(this);

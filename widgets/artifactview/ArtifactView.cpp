@@ -5,6 +5,7 @@
 
 #include "artifactview/ArtifactDiagnosticsModel.h"
 #include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactStyle.h"
 #include "artifactview/MlirTextView.h"
 #include "artifactview/WeightsTableModel.h"
@@ -53,14 +54,22 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   for (OpCategory c : legendCategories())
     entries << categoryStyle(c);
   m_legend->setEntries(entries);
+  m_runBar = new ArtifactRunBar(graphSide);
+  m_overlayLegend = new QLabel(graphSide);
+  m_overlayLegend->setObjectName(QStringLiteral("artifactOverlayLegend"));
+  m_overlayLegend->setTextFormat(Qt::RichText);
+  m_overlayLegend->setContentsMargins(6, 0, 6, 0);
+  m_overlayLegend->hide();
   m_searchBar = new GraphSearchBar(graphSide);
   m_searchBar->setPlaceholderText(tr("op, SSA value, type or attribute"));
   m_searchBar->hide();
   auto* graphLayout = new QVBoxLayout(graphSide);
   graphLayout->setContentsMargins(0, 0, 0, 0);
   graphLayout->setSpacing(2);
+  graphLayout->addWidget(m_runBar);
   graphLayout->addWidget(m_searchBar);
   graphLayout->addWidget(m_graph, 1);
+  graphLayout->addWidget(m_overlayLegend);
   graphLayout->addWidget(m_legend);
 
   m_mlir = new MlirTextView(this);
@@ -96,6 +105,8 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
   connect(m_graph, &ArtifactGraphView::nodeSelected, this, [this](int node) {
     if (!m_syncing) selectNode(node);
   });
+  connect(m_runBar, &ArtifactRunBar::finished, this, &ArtifactView::applyStyles);
+  connect(m_runBar, &ArtifactRunBar::overlayChanged, this, &ArtifactView::applyStyles);
   connect(m_mlir, &MlirTextView::lineActivated, this, &ArtifactView::onLineActivated);
   connect(m_weightsTable, &QAbstractItemView::activated, this, &ArtifactView::onWeightActivated);
   connect(m_weightsTable, &QAbstractItemView::clicked, this, &ArtifactView::onWeightActivated);
@@ -151,6 +162,7 @@ ArtifactView::~ArtifactView() {
 }
 
 void ArtifactView::open(const QString& path) {
+  if (path != m_path) m_runBar->setArtifact(path); // a reload keeps the run's choices and result
   m_path = path;
   m_loading = true;
   const quint64 generation = ++m_generation;
@@ -191,11 +203,8 @@ void ArtifactView::applyDocument(quint64 generation, std::shared_ptr<ArtifactDoc
   m_tabs->setTabText(1, errors ? tr("Diagnostics (%1)").arg(errors) : tr("Diagnostics"));
   if (errors && !m_document->artifact) m_tabs->setCurrentIndex(1);
   if (m_document->opGraph) {
-    QVector<ArtifactNodeStyle> styles;
-    styles.reserve(static_cast<int>(m_document->opGraph->nodes().size()));
-    for (const OpGraphNode& n : m_document->opGraph->nodes())
-      styles << categoryStyle(n.category);
-    m_graph->setGraph(m_document->opGraph, styles);
+    m_graph->setGraph(m_document->opGraph, {});
+    applyStyles();
   } else {
     m_graph->clear();
   }
@@ -203,6 +212,28 @@ void ArtifactView::applyDocument(quint64 generation, std::shared_ptr<ArtifactDoc
   if (!m_searchText.isEmpty()) setSearchText(m_searchText); // a reload: find again
   updateHeader();
   Q_EMIT documentLoaded();
+}
+
+void ArtifactView::applyStyles() {
+  const ArtifactRunResult* result = m_runBar->result();
+  const ArtifactOverlay overlay = m_runBar->overlay();
+  const QString legend = artifactOverlayLegend(overlay, result);
+  m_overlayLegend->setText(legend);
+  m_overlayLegend->setVisible(!legend.isEmpty());
+  if (!m_document || !m_document->opGraph) return;
+  QVector<ArtifactNodeStyle> styles;
+  styles.reserve(static_cast<int>(m_document->opGraph->nodes().size()));
+  for (const OpGraphNode& n : m_document->opGraph->nodes()) {
+    ArtifactNodeStyle style = categoryStyle(n.category);
+    const QColor heat =
+        result && !n.isArgument() ? artifactOverlayColour(overlay, *result, n.index) : QColor();
+    if (heat.isValid()) {
+      style.fill = heat;
+      style.text = Qt::black;
+    }
+    styles << style;
+  }
+  m_graph->setStyles(styles);
 }
 
 void ArtifactView::updateHeader() {

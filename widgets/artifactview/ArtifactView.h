@@ -4,7 +4,8 @@
 /// and the verifier's diagnostics. Everything is read on a worker thread; selection is shared:
 /// selecting an op highlights its MLIR lines (and its weight rows), putting the cursor on a line
 /// selects the op written there, and activating a diagnostic or a weight row selects its op.
-/// Ctrl+F finds ops by name, SSA value, type or attribute.
+/// Ctrl+F finds ops by name, SSA value, type or attribute. The run bar above the graph executes
+/// the artifact on inputs (ArtifactRun) and colours the graph by op time or output accuracy.
 
 #include "artifactview/ArtifactDocument.h"
 
@@ -23,6 +24,7 @@ namespace lattice::studio {
 
 class ArtifactDiagnosticsModel;
 class ArtifactGraphView;
+class ArtifactRunBar;
 class GraphSearchBar;
 class ArtifactLegend;
 class MlirTextView;
@@ -48,6 +50,10 @@ public:
   std::shared_ptr<const ArtifactDocument> document() const { return m_document; }
 
   ArtifactGraphView* graphView() const { return m_graph; }
+  /// Run the artifact on inputs, check it against expected outputs, and the overlay choice.
+  ArtifactRunBar* runBar() const { return m_runBar; }
+  /// The overlay's legend line above the category legend (hidden without an overlay).
+  QLabel* overlayLegend() const { return m_overlayLegend; }
   MlirTextView* mlirView() const { return m_mlir; }
   WeightsTableModel* weightsModel() const { return m_weights; }
   QTableView* weightsTable() const { return m_weightsTable; }
@@ -85,6 +91,8 @@ private:
   void onWeightActivated(const QModelIndex& index);
   void onDiagnosticActivated(const QModelIndex& index);
   void updateHeader();
+  /// The op graph's boxes: category styles, or the run bar's overlay where it has a colour.
+  void applyStyles();
 
   QString m_path;
   bool m_loading = false;
@@ -102,6 +110,8 @@ private:
   std::vector<int> m_hits;
   int m_hitIndex = -1;
   ArtifactLegend* m_legend;
+  ArtifactRunBar* m_runBar;
+  QLabel* m_overlayLegend;
   MlirTextView* m_mlir;
   QTabWidget* m_tabs;
   WeightsTableModel* m_weights;

@@ -1,0 +1,455 @@
+// ArtifactRun: an opened artifact run on the CPU runtime, the run bar, and its overlay colours.
+#include "artifactview/ArtifactRun.h"
+
+#include "numeric/NumericOverlay.h"
+#include "runtime/RandomInputs.h"
+#include "runtime/Runtime.h"
+#include "tensor/Safetensors.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleValidator>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <variant>
+
+namespace lattice::studio {
+
+namespace {
+
+QString toQ(const std::string& s) { return QString::fromStdString(s); }
+
+enum InputsItem { RandomInputs = 0, FileInputs = 1 };
+
+} // namespace
+
+bool ArtifactRunResult::allOk() const {
+  return std::all_of(checks.begin(), checks.end(), [](const runtime::OutputCheck& c) { return c.ok; });
+}
+
+ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atomic<bool>& cancel,
+                              std::atomic<int>& progress, std::atomic<int>& total) {
+  ArtifactRunResult result;
+  Expected<runtime::Runtime> rt = runtime::Runtime::open(request.artifact.toStdString());
+  if (!rt) {
+    result.error = toQ(rt.message());
+    return result;
+  }
+  const runtime::RuntimePlan& plan = rt->plan();
+  total.store(static_cast<int>(plan.ops.size()));
+  runtime::RuntimeInputs inputs;
+  if (request.inputsFile.isEmpty()) {
+    runtime::RandomInputOptions options;
+    options.points = request.points;
+    options.seed = request.seed;
+    Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
+    if (!tensors) {
+      result.error = toQ(tensors.message());
+      return result;
+    }
+    inputs.named = std::move(*tensors);
+  } else {
+    Expected<SafetensorsFile> file = SafetensorsFile::open(request.inputsFile.toStdString());
+    if (!file) {
+      result.error = toQ(file.message());
+      return result;
+    }
+    Expected<runtime::RuntimeInputs> bound = runtime::RuntimeInputs::fromFile(*file);
+    if (!bound) {
+      result.error = toQ(bound.message());
+      return result;
+    }
+    inputs = std::move(*bound);
+  }
+  std::optional<SafetensorsFile> expected;
+  if (!request.expectedFile.isEmpty()) {
+    Expected<SafetensorsFile> file = SafetensorsFile::open(request.expectedFile.toStdString());
+    if (!file) {
+      result.error = toQ(file.message());
+      return result;
+    }
+    expected = std::move(*file);
+  }
+  if (Status s = rt->start(inputs); !s) {
+    result.error = toQ(s.message());
+    return result;
+  }
+  while (!rt->finished()) {
+    if (cancel.load()) {
+      result.error = QStringLiteral("cancelled");
+      break;
+    }
+    if (Status s = rt->step(); !s) {
+      result.error = toQ(s.message());
+      result.failedOp = rt->currentOp();
+      if (result.failedOp >= 0 && result.failedOp < static_cast<int>(plan.ops.size()))
+        result.failedOpName = toQ(plan.ops[static_cast<std::size_t>(result.failedOp)].name());
+      break;
+    }
+    progress.store(rt->currentOp());
+  }
+  for (int op = 0; op < static_cast<int>(plan.ops.size()); ++op) {
+    const runtime::OpStats& stats = rt->stats(op);
+    result.opMs.push_back(stats.ran ? stats.ms : -1.0);
+    if (stats.ran) result.totalMs += stats.ms;
+  }
+  if (!result.error.isEmpty() || !expected) return result;
+
+  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
+  if (!outputs) {
+    result.error = toQ(outputs.message());
+    return result;
+  }
+  std::vector<std::string> names;
+  std::vector<bool> sparse;
+  for (const runtime::PlanOutput& o : plan.outputs) {
+    names.push_back(o.abiName);
+    sparse.push_back(std::holds_alternative<runtime::Sparse>(rt->value(o.slot)));
+    int producer = -1;
+    for (int op = 0; op < static_cast<int>(plan.ops.size()) && producer < 0; ++op) {
+      const std::vector<int>& slots = plan.ops[static_cast<std::size_t>(op)].results;
+      if (std::find(slots.begin(), slots.end(), o.slot) != slots.end()) producer = op;
+    }
+    result.checkOps.push_back(producer);
+  }
+  result.checks = runtime::checkOutputs(names, sparse, *outputs, *expected, request.rtol, request.atol);
+  return result;
+}
+
+ConformanceFiles conformanceFilesNextTo(const QString& artifact) {
+  ConformanceFiles out;
+  const QFileInfo info(artifact);
+  // `case/expected.lattice/` (a directory) or `case/expected.lattice/graph.mlir`.
+  const QString artifactDir = info.isDir() ? info.canonicalFilePath() : info.canonicalPath();
+  if (artifactDir.isEmpty()) return out;
+  const QDir caseDir = QFileInfo(artifactDir).dir();
+  const auto existing = [&](const char* name) {
+    const QString path = caseDir.filePath(QString::fromLatin1(name));
+    return QFileInfo(path).isFile() ? path : QString();
+  };
+  out.inputs = existing("inputs.safetensors");
+  out.expected = existing("expected.safetensors");
+  QDir root = caseDir;
+  if (!root.cdUp() || !root.cdUp()) return out;
+  QFile manifest(root.filePath(QStringLiteral("manifest.json")));
+  if (!manifest.open(QIODevice::ReadOnly)) return out;
+  const QJsonArray cases = QJsonDocument::fromJson(manifest.read(1 << 20)).object().value(QStringLiteral("cases")).toArray();
+  for (const QJsonValue& v : cases) {
+    const QJsonObject c = v.toObject();
+    const QString expectedArtifact = QFileInfo(root.filePath(c.value(QStringLiteral("expected_artifact")).toString())).canonicalFilePath();
+    if (expectedArtifact.isEmpty() || expectedArtifact != artifactDir) continue;
+    const QJsonValue rtol = c.value(QStringLiteral("rtol")), atol = c.value(QStringLiteral("atol"));
+    if (rtol.isDouble() && atol.isDouble() && rtol.toDouble() >= 0 && atol.toDouble() >= 0) {
+      out.rtol = rtol.toDouble();
+      out.atol = atol.toDouble();
+      out.fromManifest = true;
+    }
+    break;
+  }
+  return out;
+}
+
+// --- the bar ------------------------------------------------------------------------------------
+
+ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("artifactRunBar"));
+  m_runButton = new QToolButton(this);
+  m_runButton->setObjectName(QStringLiteral("artifactRun"));
+  m_runButton->setText(tr("Run"));
+  m_runButton->setToolTip(tr("Run the artifact on these inputs (Ctrl+R); Esc cancels"));
+
+  m_inputs = new QComboBox(this);
+  m_inputs->setObjectName(QStringLiteral("artifactRunInputs"));
+  m_inputs->addItem(tr("Random points"));
+  m_inputs->addItem(tr("Inputs file…"));
+  m_points = new QSpinBox(this);
+  m_points->setObjectName(QStringLiteral("artifactRunPoints"));
+  m_points->setRange(1, 10'000'000);
+  m_points->setGroupSeparatorShown(true);
+  m_points->setToolTip(tr("Random points (spread over the batch)"));
+  m_seed = new QSpinBox(this);
+  m_seed->setObjectName(QStringLiteral("artifactRunSeed"));
+  m_seed->setRange(0, std::numeric_limits<int>::max());
+  m_seed->setPrefix(tr("seed "));
+
+  m_expectedButton = new QToolButton(this);
+  m_expectedButton->setObjectName(QStringLiteral("artifactRunExpected"));
+  m_expectedButton->setText(tr("Expected…"));
+  m_expectedButton->setToolTip(tr("An expected-outputs .safetensors to check the outputs against "
+                                   "(right-click: none)"));
+  m_expectedButton->setContextMenuPolicy(Qt::CustomContextMenu);
+  m_expectedLabel = new QLabel(this);
+  auto* validator = new QDoubleValidator(0.0, 1e6, 12, this);
+  validator->setNotation(QDoubleValidator::ScientificNotation);
+  m_rtol = new QLineEdit(QStringLiteral("1e-05"), this);
+  m_rtol->setObjectName(QStringLiteral("artifactRunRtol"));
+  m_atol = new QLineEdit(QStringLiteral("1e-08"), this);
+  m_atol->setObjectName(QStringLiteral("artifactRunAtol"));
+  for (QLineEdit* e : {m_rtol, m_atol}) {
+    e->setValidator(validator);
+    e->setMaximumWidth(70);
+  }
+  m_rtol->setToolTip(tr("Relative tolerance (|a − b| ≤ atol + rtol·|b|)"));
+  m_atol->setToolTip(tr("Absolute tolerance (|a − b| ≤ atol + rtol·|b|)"));
+
+  m_overlay = new QComboBox(this);
+  m_overlay->setObjectName(QStringLiteral("artifactRunOverlay"));
+  m_overlay->addItem(tr("Op categories"));
+  m_overlay->addItem(tr("Time overlay"));
+  m_overlay->addItem(tr("Accuracy overlay"));
+
+  m_progressBar = new QProgressBar(this);
+  m_progressBar->setMaximumWidth(140);
+  m_progressBar->setFormat(tr("ops %v / %m"));
+  m_progressBar->hide();
+  m_status = new QLabel(this);
+  m_status->setObjectName(QStringLiteral("artifactRunStatus"));
+  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(4, 2, 4, 2);
+  layout->addWidget(m_runButton);
+  layout->addWidget(m_inputs);
+  layout->addWidget(m_points);
+  layout->addWidget(m_seed);
+  layout->addWidget(m_expectedButton);
+  layout->addWidget(m_expectedLabel);
+  layout->addWidget(new QLabel(tr("rtol"), this));
+  layout->addWidget(m_rtol);
+  layout->addWidget(new QLabel(tr("atol"), this));
+  layout->addWidget(m_atol);
+  layout->addWidget(m_overlay);
+  layout->addWidget(m_progressBar);
+  layout->addWidget(m_status, 1);
+
+  QSettings settings;
+  m_points->setValue(settings.value(QStringLiteral("artifactRun/points"), 1000).toInt());
+  m_seed->setValue(settings.value(QStringLiteral("artifactRun/seed"), 0).toInt());
+  m_overlay->setCurrentIndex(std::clamp(settings.value(QStringLiteral("artifactRun/overlay"), 0).toInt(), 0, 2));
+
+  m_poll = new QTimer(this);
+  m_poll->setInterval(100);
+  connect(m_poll, &QTimer::timeout, this, [this] {
+    m_progressBar->setMaximum(std::max(m_total->load(), 1));
+    m_progressBar->setValue(m_progress->load());
+  });
+  connect(&m_watcher, &QFutureWatcherBase::finished, this, &ArtifactRunBar::onFinished);
+  connect(m_runButton, &QToolButton::clicked, this, [this] { m_running ? cancel() : run(); });
+  connect(m_inputs, QOverload<int>::of(&QComboBox::activated), this, [this](int item) {
+    if (item == RandomInputs) {
+      setInputsFile(QString());
+      return;
+    }
+    const QString file = chooseFile(tr("Inputs"));
+    setInputsFile(file.isEmpty() ? m_inputsFile : file);
+  });
+  connect(m_points, QOverload<int>::of(&QSpinBox::valueChanged), this,
+          [](int v) { QSettings().setValue(QStringLiteral("artifactRun/points"), v); });
+  connect(m_seed, QOverload<int>::of(&QSpinBox::valueChanged), this,
+          [](int v) { QSettings().setValue(QStringLiteral("artifactRun/seed"), v); });
+  connect(m_expectedButton, &QToolButton::clicked, this, [this] {
+    const QString file = chooseFile(tr("Expected Outputs"));
+    if (!file.isEmpty()) setExpectedFile(file);
+  });
+  connect(m_expectedButton, &QWidget::customContextMenuRequested, this, [this] { setExpectedFile(QString()); });
+  connect(m_overlay, QOverload<int>::of(&QComboBox::currentIndexChanged), this, [this](int index) {
+    QSettings().setValue(QStringLiteral("artifactRun/overlay"), index);
+    Q_EMIT overlayChanged();
+  });
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  m_progress = std::make_shared<std::atomic<int>>(0);
+  m_total = std::make_shared<std::atomic<int>>(0);
+  updateWidgets();
+}
+
+ArtifactRunBar::~ArtifactRunBar() {
+  // The job owns copies of everything it reads; it only needs to stop.
+  m_cancel->store(true);
+  m_watcher.waitForFinished();
+}
+
+QString ArtifactRunBar::chooseFile(const QString& title) {
+  const QString dir = m_artifact.isEmpty() ? QString() : QFileInfo(m_artifact).absolutePath();
+  return QFileDialog::getOpenFileName(this, title, dir, tr("safetensors (*.safetensors);;All files (*)"));
+}
+
+void ArtifactRunBar::setArtifact(const QString& path) {
+  if (m_running) cancel();
+  m_artifact = path;
+  m_result.reset();
+  const ConformanceFiles conformance = conformanceFilesNextTo(path);
+  m_inputsFile = conformance.inputs;
+  m_expectedFile = conformance.expected;
+  m_rtol->setText(QString::number(conformance.rtol, 'g', 6));
+  m_atol->setText(QString::number(conformance.atol, 'g', 6));
+  m_rtol->setToolTip(conformance.fromManifest ? tr("Relative tolerance (the conformance manifest's)")
+                                              : tr("Relative tolerance (|a − b| ≤ atol + rtol·|b|)"));
+  m_status->clear();
+  updateWidgets();
+  Q_EMIT finished(); // the old result is gone: the overlay goes back to the categories
+}
+
+void ArtifactRunBar::setInputsFile(const QString& file) {
+  m_inputsFile = file;
+  updateWidgets();
+}
+
+void ArtifactRunBar::setExpectedFile(const QString& file) {
+  m_expectedFile = file;
+  updateWidgets();
+}
+
+ArtifactRunRequest ArtifactRunBar::request() const {
+  ArtifactRunRequest r;
+  r.artifact = m_artifact;
+  r.inputsFile = m_inputsFile;
+  r.points = m_points->value();
+  r.seed = static_cast<quint64>(m_seed->value());
+  r.expectedFile = m_expectedFile;
+  bool ok = false;
+  const double rtol = QLocale::c().toDouble(m_rtol->text(), &ok);
+  if (ok && rtol >= 0) r.rtol = rtol;
+  const double atol = QLocale::c().toDouble(m_atol->text(), &ok);
+  if (ok && atol >= 0) r.atol = atol;
+  return r;
+}
+
+ArtifactOverlay ArtifactRunBar::overlay() const { return static_cast<ArtifactOverlay>(m_overlay->currentIndex()); }
+
+void ArtifactRunBar::setOverlay(ArtifactOverlay overlay) { m_overlay->setCurrentIndex(static_cast<int>(overlay)); }
+
+void ArtifactRunBar::run() {
+  if (m_running || m_artifact.isEmpty()) return;
+  m_running = true;
+  // Each run gets its own flags: a cancelled run's worker may still be looking at its old ones.
+  m_cancel = std::make_shared<std::atomic<bool>>(false);
+  m_progress = std::make_shared<std::atomic<int>>(0);
+  m_total = std::make_shared<std::atomic<int>>(0);
+  m_progressBar->setValue(0);
+  m_status->setText(tr("Running…"));
+  updateWidgets();
+  m_watcher.setFuture(
+      QtConcurrent::run([request = request(), cancel = m_cancel, progress = m_progress, total = m_total] {
+        return std::make_shared<ArtifactRunResult>(runArtifact(request, *cancel, *progress, *total));
+      }));
+  m_poll->start();
+  Q_EMIT runningChanged(true);
+}
+
+void ArtifactRunBar::cancel() {
+  if (m_running) m_cancel->store(true);
+}
+
+void ArtifactRunBar::onFinished() {
+  if (!m_running) return;
+  m_poll->stop();
+  m_running = false;
+  std::shared_ptr<ArtifactRunResult> result = m_watcher.result();
+  m_result = std::make_unique<ArtifactRunResult>(std::move(*result));
+  const ArtifactRunResult& r = *m_result;
+  const QLocale locale;
+  QString text;
+  if (!r.error.isEmpty()) {
+    text = r.failedOpName.isEmpty() ? tr("<b>Failed:</b> %1").arg(r.error.toHtmlEscaped())
+                                    : tr("<b>Failed at %%1:</b> %2").arg(r.failedOpName.toHtmlEscaped(),
+                                                                          r.error.toHtmlEscaped());
+  } else {
+    text = tr("Ran %1 ops in %2 ms").arg(r.opMs.size()).arg(locale.toString(r.totalMs, 'f', 1));
+    if (r.hasGolden()) {
+      int failedOutputs = 0;
+      for (const runtime::OutputCheck& c : r.checks) failedOutputs += c.ok ? 0 : 1;
+      text += failedOutputs == 0
+                  ? tr("; every output matches the expected file")
+                  : tr("; <b>%n output(s) differ</b> from the expected file", nullptr, failedOutputs);
+    }
+  }
+  m_status->setText(text);
+  QStringList details;
+  for (const runtime::OutputCheck& c : r.checks) {
+    details << (c.problem.empty()
+                    ? tr("%1: %2, max |Δ| %3, relative L2 %4")
+                          .arg(toQ(c.name), c.ok ? tr("ok") : tr("FAIL"))
+                          .arg(c.divergence.maxAbs, 0, 'g', 3)
+                          .arg(c.divergence.relL2, 0, 'g', 3)
+                    : tr("%1: FAIL: %2").arg(toQ(c.name), toQ(c.problem)));
+  }
+  m_status->setToolTip(details.join(QLatin1Char('\n')));
+  updateWidgets();
+  Q_EMIT runningChanged(false);
+  Q_EMIT finished();
+}
+
+void ArtifactRunBar::updateWidgets() {
+  m_runButton->setText(m_running ? tr("Cancel") : tr("Run"));
+  m_runButton->setEnabled(!m_artifact.isEmpty());
+  m_progressBar->setVisible(m_running);
+  const bool random = m_inputsFile.isEmpty();
+  m_inputs->setCurrentIndex(random ? RandomInputs : FileInputs);
+  m_inputs->setItemText(FileInputs, random ? tr("Inputs file…") : QFileInfo(m_inputsFile).fileName());
+  m_inputs->setToolTip(random ? tr("Random points from the artifact's ABI") : m_inputsFile);
+  m_points->setVisible(random);
+  m_seed->setVisible(random);
+  m_expectedLabel->setText(m_expectedFile.isEmpty() ? tr("no golden") : QFileInfo(m_expectedFile).fileName());
+  m_expectedLabel->setToolTip(m_expectedFile);
+  for (QWidget* w : std::initializer_list<QWidget*>{m_inputs, m_points, m_seed, m_expectedButton, m_rtol, m_atol})
+    w->setEnabled(!m_running);
+}
+
+// --- overlay ------------------------------------------------------------------------------------
+
+QColor artifactOverlayColour(ArtifactOverlay overlay, const ArtifactRunResult& result, int op) {
+  if (op < 0) return {};
+  if (overlay == ArtifactOverlay::Time) {
+    if (op >= static_cast<int>(result.opMs.size()) || result.opMs[static_cast<std::size_t>(op)] < 0) return {};
+    const double slowest = *std::max_element(result.opMs.begin(), result.opMs.end());
+    return heatColor(slowest > 0 ? result.opMs[static_cast<std::size_t>(op)] / slowest : 0.0);
+  }
+  if (overlay == ArtifactOverlay::Accuracy) {
+    // Several outputs may come from one op: its worst.
+    std::optional<double> worst;
+    for (std::size_t i = 0; i < result.checks.size(); ++i) {
+      if (result.checkOps[i] != op) continue;
+      const runtime::OutputCheck& c = result.checks[i];
+      const double t = !c.problem.empty() || !c.ok ? 1.0 : std::min(0.5, c.divergence.relL2 > 0 ? 0.25 : 0.0);
+      worst = std::max(worst.value_or(0.0), t);
+    }
+    if (worst) return heatColor(*worst);
+  }
+  return {};
+}
+
+QString artifactOverlayLegend(ArtifactOverlay overlay, const ArtifactRunResult* result) {
+  if (!result || overlay == ArtifactOverlay::Categories) return {};
+  if (overlay == ArtifactOverlay::Time) {
+    const double slowest = result->opMs.empty() ? 0.0 : *std::max_element(result->opMs.begin(), result->opMs.end());
+    return ArtifactRunBar::tr("Time: <span style='color:%1'>■</span> fast → <span style='color:%2'>■</span> "
+                              "slowest op (%3 ms); ops that did not run keep their category")
+        .arg(heatColor(0.0).name(), heatColor(1.0).name(), QLocale().toString(std::max(slowest, 0.0), 'f', 2));
+  }
+  if (!result->hasGolden())
+    return ArtifactRunBar::tr("Accuracy: no golden (choose an expected-outputs file, then Run)");
+  return ArtifactRunBar::tr("Accuracy of the outputs against the expected file: <span style='color:%1'>■</span> "
+                            "identical, <span style='color:%2'>■</span> within rtol/atol, "
+                            "<span style='color:%3'>■</span> outside; other ops have no golden")
+      .arg(heatColor(0.0).name(), heatColor(0.25).name(), heatColor(1.0).name());
+}
+
+} // namespace lattice::studio
