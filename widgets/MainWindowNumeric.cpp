@@ -12,9 +12,9 @@
 #include "artifactview/CompareView.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphWidget.h"
-#include "numeric/NumericInputsDialog.h"
 #include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
+#include "panels/InputSpecEditor.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -37,10 +37,7 @@ void MainWindow::createNumericActions() {
               m_numeric->run();
           });
   connect(makeAction(QStringLiteral("debug.numericInputs"), tr("Run Inp&uts…"), QKeySequence(tr("Ctrl+Shift+I"))),
-          &QAction::triggered, this, [this] {
-            NumericInputsDialog dialog(m_numeric, this);
-            dialog.exec();
-          });
+          &QAction::triggered, this, [this] { showInputSpecDialog(m_session, this, true); });
   QAction* stepping = makeAction(QStringLiteral("debug.numericStepping"), tr("&Numeric Stepping"));
   stepping->setCheckable(true);
   stepping->setChecked(m_numeric->isStepping());

@@ -15,6 +15,7 @@
 #include "model/Archive.h"
 #include "model/Examples.h"
 #include "model/LoadModel.h"
+#include "numeric/RunInputsEditor.h"
 #include "panels/ExportDialog.h"
 #include "panels/InputSpecEditor.h"
 #include "panels/InputSpecModel.h"
@@ -567,6 +568,14 @@ void TestInputSpecs::windowF5AfterEditInputs() {
   inputs->trigger(); // Debug ▸ Edit Inputs…
   auto* dialog = window.findChild<InputSpecDialog*>();
   QVERIFY(dialog);
+  // One Inputs dialog: Debug ▸ Run Inputs… (Ctrl+Shift+I) raises the same one, whose values half
+  // serves the window's numeric run.
+  QAction* runInputs = window.action(QStringLiteral("debug.numericInputs"));
+  QCOMPARE(runInputs->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+I")));
+  runInputs->trigger();
+  QCOMPARE(window.findChildren<InputSpecDialog*>().size(), qsizetype(1));
+  QVERIFY(dialog->runInputs());
+  QCOMPARE(dialog->runInputs()->run(), window.numericRun());
   dialog->editor()->action(QStringLiteral("add"))->trigger();
   QVERIFY(makeChainInput(*dialog->editor()->model(), 0));
   dialog->close();

@@ -9,14 +9,15 @@
 #include "WidgetTestSupport.h"
 #include "model/Archive.h"
 #include "model/LoadModel.h"
-#include "numeric/NumericInputsDialog.h"
 #include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
+#include "numeric/RunInputsEditor.h"
 #include "numeric/ValueInspector.h"
 #include "numeric/ValueRowsModel.h"
 #include "numeric/DataFlowChart.h"
 #include "numeric/ValuesPanel.h"
 #include "panels/DiagnosticsModel.h"
+#include "panels/InputSpecEditor.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 
@@ -188,17 +189,37 @@ void TestNumericRun::inputsDialogAndSave() {
   StudioSession session;
   NumericRun run(&session);
   QVERIFY(openAndWait(session, kChain));
-  NumericInputsDialog dialog(&run);
-  auto* points = dialog.findChild<QSpinBox*>(QStringLiteral("points"));
-  auto* seed = dialog.findChild<QSpinBox*>(QStringLiteral("seed"));
-  auto* recorded = dialog.findChild<QRadioButton*>(QStringLiteral("sourceRecorded"));
-  QVERIFY(points && seed && recorded);
+  // The Inputs dialog holds the specs and, with a run, the values; edits apply at once.
+  InputSpecDialog dialog(&session, &run);
+  RunInputsEditor* editor = dialog.runInputs();
+  QVERIFY(editor);
+  auto* points = editor->findChild<QSpinBox*>(QStringLiteral("points"));
+  auto* seed = editor->findChild<QSpinBox*>(QStringLiteral("seed"));
+  auto* file = editor->findChild<QRadioButton*>(QStringLiteral("sourceFile"));
+  auto* recorded = editor->findChild<QRadioButton*>(QStringLiteral("sourceRecorded"));
+  QVERIFY(points && seed && file && recorded);
   QVERIFY(!recorded->isEnabled()); // an example has no recording
+  QCOMPARE(points->value(), int(run.inputChoice().points));
   points->setValue(120);
+  Q_EMIT points->editingFinished();
+  QCOMPARE(run.inputChoice().points, qint64(120));
   seed->setValue(11);
+  Q_EMIT seed->editingFinished();
+  QCOMPARE(run.inputChoice().seed, quint64(11));
+  file->click(); // a file source without a file is not applied
+  QCOMPARE(run.inputChoice().source, NumericRun::InputSource::Random);
+  QVERIFY(!editor->statusText().isEmpty());
+  editor->findChild<QRadioButton*>(QStringLiteral("sourceRandom"))->click();
+  // A choice made elsewhere shows in the dialog.
+  NumericRun::InputChoice other = run.inputChoice();
+  other.batchSize = 3;
+  run.setInputChoice(other);
+  QCOMPARE(editor->findChild<QSpinBox*>(QStringLiteral("batch"))->value(), 3);
+  other.batchSize = 1;
+  run.setInputChoice(other);
   QTemporaryDir dir;
   const QString saved = dir.filePath(QStringLiteral("inputs.safetensors"));
-  QCOMPARE(dialog.saveTo(saved), QString());
+  QCOMPARE(editor->saveTo(saved), QString());
   QCOMPARE(run.inputChoice().points, qint64(120));
   // The file holds what `lattice-cli run --random-inputs 120:11 --save-inputs` writes.
   const QString cliSaved = dir.filePath(QStringLiteral("cli.safetensors"));

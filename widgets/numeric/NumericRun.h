@@ -57,6 +57,8 @@ public:
   explicit NumericRun(StudioSession* session, QObject* parent = nullptr);
   ~NumericRun() override;
 
+  StudioSession* session() const { return m_session; }
+
   // --- inputs ---------------------------------------------------------------------------------
 
   InputChoice inputChoice() const { return m_choice; }

@@ -6,11 +6,13 @@
 #include "panels/InputSpecEditor.h"
 
 #include "StudioSession.h"
+#include "numeric/RunInputsEditor.h"
 #include "panels/InputSpecModel.h"
 
 #include <QAction>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -262,38 +264,57 @@ void InputSpecEditor::updateState() {
   }
 }
 
-InputSpecDialog::InputSpecDialog(StudioSession* session, QWidget* parent)
+InputSpecDialog::InputSpecDialog(StudioSession* session, NumericRun* run, QWidget* parent)
     : QDialog(parent), m_editor(new InputSpecEditor(session, this)) {
   setObjectName(QStringLiteral("inputSpecDialog"));
   setWindowTitle(QStringLiteral("Inputs"));
   auto* layout = new QVBoxLayout(this);
+  auto* specs = new QGroupBox(QStringLiteral("Input specs"), this);
+  auto* specsLayout = new QVBoxLayout(specs);
   auto* label =
       new QLabel(QStringLiteral("The model's inputs in the forward signature's order, for the "
-                                "interpreter (F5) and File ▸ Export Artifact…; changes apply at once "
-                                "and are remembered for this model."),
-                 this);
+                                "interpreter (F5), File ▸ Export Artifact… and Run on Inputs; changes "
+                                "apply at once and are remembered for this model."),
+                 specs);
   label->setWordWrap(true);
-  layout->addWidget(label);
-  layout->addWidget(m_editor, 1);
+  specsLayout->addWidget(label);
+  specsLayout->addWidget(m_editor, 1);
+  layout->addWidget(specs, 1);
+  if (run) {
+    auto* values = new QGroupBox(QStringLiteral("Values for Run on Inputs and numeric stepping"), this);
+    values->setObjectName(QStringLiteral("runInputsGroup"));
+    auto* valuesLayout = new QVBoxLayout(values);
+    m_runInputs = new RunInputsEditor(run, values);
+    valuesLayout->addWidget(m_runInputs);
+    layout->addWidget(values);
+  }
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   layout->addWidget(buttons);
-  resize(620, 320);
+  resize(640, run ? 560 : 320);
 }
 
-InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent) {
+InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent, bool values) {
   QWidget* window = parent ? parent->window() : nullptr;
   InputSpecDialog* dialog = nullptr;
   if (window)
     for (InputSpecDialog* d : window->findChildren<InputSpecDialog*>())
       if (d->editor()->model()->session() == session) dialog = d;
   if (!dialog) {
-    dialog = new InputSpecDialog(session, window);
+    NumericRun* run = nullptr;
+    if (window)
+      for (NumericRun* r : window->findChildren<NumericRun*>())
+        if (r->session() == session) run = r;
+    dialog = new InputSpecDialog(session, run, window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
   }
   dialog->show();
   dialog->raise();
   dialog->activateWindow();
+  if (values && dialog->runInputs())
+    dialog->runInputs()->setFocus();
+  else
+    dialog->editor()->view()->setFocus();
   return dialog;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 /// \file InputSpecEditor: the Inputs table (issue 18 item 5), the one place where a model's
 /// input specs are edited. The same widget sits in File ▸ Export Artifact… and in the Inputs
-/// dialog (Debug ▸ Edit Inputs…, Inputs… in the Interpreter panel); both edit the session's one
-/// list (StudioSession::inputSpecs), which the interpreter's F5 and the export use and which is
-/// remembered per model.
+/// dialog (Debug ▸ Edit Inputs… and Run Inputs…, Inputs… in the Interpreter panel), which also
+/// holds the run's input values (issue 21 item 1); both edit the session's one list
+/// (StudioSession::inputSpecs), which the interpreter's F5, the export and the numeric run's
+/// lowering use and which is remembered per model.
 ///
 /// A tool row over the table: Add (Insert), Remove (Delete), Move Up / Move Down (Alt+Up /
 /// Alt+Down), Undo / Redo (Ctrl+Z / Ctrl+Shift+Z, while the editor has the focus) and Reset to
@@ -20,6 +21,8 @@ class QTableView;
 namespace lattice::studio {
 
 class InputSpecModel;
+class NumericRun;
+class RunInputsEditor;
 class StudioSession;
 
 class InputSpecEditor : public QWidget {
@@ -49,20 +52,27 @@ private:
   QList<QAction*> m_actions;
 };
 
-/// The Inputs dialog: an InputSpecEditor and a Close button. Edits apply at once.
+/// The Inputs dialog, the one place for a model's inputs: the specs (an InputSpecEditor: what
+/// the interpreter, the export and the run's lowering take) and, when the window has a numeric
+/// debugger, the values Run on Inputs and numeric stepping use (a RunInputsEditor). Edits apply
+/// at once; a Close button.
 class InputSpecDialog : public QDialog {
   Q_OBJECT
 
 public:
-  explicit InputSpecDialog(StudioSession* session, QWidget* parent = nullptr);
+  InputSpecDialog(StudioSession* session, NumericRun* run, QWidget* parent = nullptr);
   InputSpecEditor* editor() const { return m_editor; }
+  /// The values half; nullptr without a NumericRun.
+  RunInputsEditor* runInputs() const { return m_runInputs; }
 
 private:
   InputSpecEditor* m_editor;
+  RunInputsEditor* m_runInputs = nullptr;
 };
 
 /// Shows the Inputs dialog of `parent`'s window for the session (modeless; one per window,
-/// raised when it is already open) and returns it.
-InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent);
+/// raised when it is already open; its values half serves the window's NumericRun) and returns
+/// it. `values`: focus the values half (Debug ▸ Run Inputs…) rather than the specs.
+InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent, bool values = false);
 
 } // namespace lattice::studio

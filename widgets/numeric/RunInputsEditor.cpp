@@ -1,8 +1,7 @@
-// NumericInputsDialog: the numeric run's input choice.
-#include "numeric/NumericInputsDialog.h"
+// RunInputsEditor: the numeric run's input choice, applied as it is edited.
+#include "numeric/RunInputsEditor.h"
 
 #include <QButtonGroup>
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -13,12 +12,12 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace lattice::studio {
 
-NumericInputsDialog::NumericInputsDialog(NumericRun* run, QWidget* parent) : QDialog(parent), m_run(run) {
-  setWindowTitle(tr("Run Inputs"));
-  setObjectName(QStringLiteral("numericInputsDialog"));
-  const NumericRun::InputChoice choice = run->inputChoice();
+RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(parent), m_run(run) {
+  setObjectName(QStringLiteral("runInputsEditor"));
   m_source = new QButtonGroup(this);
   auto* random = new QRadioButton(tr("&Random points on surfaces, from the artifact's inputs"), this);
   auto* file = new QRadioButton(tr("&File (inputs.safetensors, as lattice-cli run --inputs reads it)"), this);
@@ -29,34 +28,31 @@ NumericInputsDialog::NumericInputsDialog(NumericRun* run, QWidget* parent) : QDi
   m_source->addButton(random, int(NumericRun::InputSource::Random));
   m_source->addButton(file, int(NumericRun::InputSource::File));
   m_source->addButton(recorded, int(NumericRun::InputSource::Recorded));
-  recorded->setEnabled(run->hasRecordedInputs());
-  m_source->button(int(choice.source))->setChecked(true);
 
   m_points = new QSpinBox(this);
   m_points->setObjectName(QStringLiteral("points"));
   m_points->setRange(1, 10'000'000);
   m_points->setGroupSeparatorShown(true);
-  m_points->setValue(int(choice.points));
   m_seed = new QSpinBox(this);
   m_seed->setObjectName(QStringLiteral("seed"));
   m_seed->setRange(0, 1 << 30);
-  m_seed->setValue(int(choice.seed));
   m_batch = new QSpinBox(this);
   m_batch->setObjectName(QStringLiteral("batch"));
   m_batch->setRange(1, 4096);
-  m_batch->setValue(int(choice.batchSize));
   auto* randomForm = new QFormLayout;
   randomForm->addRow(tr("Points per sparse input:"), m_points);
   randomForm->addRow(tr("Seed:"), m_seed);
   randomForm->addRow(tr("Batch size:"), m_batch);
 
-  m_file = new QLineEdit(choice.file, this);
+  m_file = new QLineEdit(this);
   m_file->setObjectName(QStringLiteral("file"));
   auto* browse = new QPushButton(tr("Browse…"), this);
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getOpenFileName(this, tr("Inputs"), m_file->text(),
                                                       tr("Safetensors (*.safetensors);;All files (*)"));
-    if (!path.isEmpty()) m_file->setText(path);
+    if (path.isEmpty()) return;
+    m_file->setText(path);
+    apply();
   });
   auto* fileRow = new QHBoxLayout;
   fileRow->addWidget(m_file, 1);
@@ -66,11 +62,9 @@ NumericInputsDialog::NumericInputsDialog(NumericRun* run, QWidget* parent) : QDi
   m_status->setObjectName(QStringLiteral("status"));
   m_status->setWordWrap(true);
 
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
-  QPushButton* save = buttons->addButton(tr("&Save Inputs…"), QDialogButtonBox::ActionRole);
+  auto* save = new QPushButton(tr("&Save Inputs…"), this);
   save->setObjectName(QStringLiteral("saveInputs"));
-  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  save->setToolTip(tr("Write these inputs as an inputs.safetensors for lattice-cli run --inputs"));
   connect(save, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save Inputs"), QStringLiteral("inputs.safetensors"),
                                                       tr("Safetensors (*.safetensors)"));
@@ -78,20 +72,44 @@ NumericInputsDialog::NumericInputsDialog(NumericRun* run, QWidget* parent) : QDi
     const QString error = saveTo(path);
     m_status->setText(error.isEmpty() ? tr("Inputs written to %1").arg(path) : error);
   });
+  auto* saveRow = new QHBoxLayout;
+  saveRow->addWidget(m_status, 1);
+  saveRow->addWidget(save);
 
   auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(random);
   layout->addLayout(randomForm);
   layout->addWidget(file);
   layout->addLayout(fileRow);
   layout->addWidget(recorded);
-  layout->addWidget(m_status);
-  layout->addWidget(buttons);
-  connect(m_source, &QButtonGroup::idClicked, this, &NumericInputsDialog::updateEnabled);
-  updateEnabled();
+  layout->addLayout(saveRow);
+  connect(m_source, &QButtonGroup::idClicked, this, [this] {
+    updateEnabled();
+    apply();
+  });
+  for (QSpinBox* box : {m_points, m_seed, m_batch})
+    connect(box, &QSpinBox::editingFinished, this, &RunInputsEditor::apply);
+  connect(m_file, &QLineEdit::editingFinished, this, &RunInputsEditor::apply);
+  connect(run, &NumericRun::inputChoiceChanged, this, &RunInputsEditor::showChoice);
+  showChoice();
 }
 
-NumericRun::InputChoice NumericInputsDialog::choice() const {
+void RunInputsEditor::showChoice() {
+  if (m_showing) return;
+  m_showing = true;
+  const NumericRun::InputChoice c = m_run->inputChoice();
+  m_source->button(int(NumericRun::InputSource::Recorded))->setEnabled(m_run->hasRecordedInputs());
+  m_source->button(int(c.source))->setChecked(true);
+  m_points->setValue(int(std::min<qint64>(c.points, m_points->maximum())));
+  m_seed->setValue(int(std::min<quint64>(c.seed, quint64(m_seed->maximum()))));
+  m_batch->setValue(int(std::min<qint64>(c.batchSize, m_batch->maximum())));
+  m_file->setText(c.file);
+  updateEnabled();
+  m_showing = false;
+}
+
+NumericRun::InputChoice RunInputsEditor::choice() const {
   NumericRun::InputChoice c;
   c.source = static_cast<NumericRun::InputSource>(m_source->checkedId());
   c.points = m_points->value();
@@ -101,22 +119,27 @@ NumericRun::InputChoice NumericInputsDialog::choice() const {
   return c;
 }
 
-QString NumericInputsDialog::saveTo(const QString& path) {
+QString RunInputsEditor::saveTo(const QString& path) {
   m_run->setInputChoice(choice());
   return m_run->saveInputs(path);
 }
 
-void NumericInputsDialog::accept() {
+void RunInputsEditor::apply() {
+  if (m_showing) return;
   const NumericRun::InputChoice c = choice();
   if (c.source == NumericRun::InputSource::File && c.file.isEmpty()) {
     m_status->setText(tr("Choose an inputs file."));
     return;
   }
+  m_status->clear();
+  m_showing = true; // the run's inputChoiceChanged: the controls already show it
   m_run->setInputChoice(c);
-  QDialog::accept();
+  m_showing = false;
 }
 
-void NumericInputsDialog::updateEnabled() {
+QString RunInputsEditor::statusText() const { return m_status->text(); }
+
+void RunInputsEditor::updateEnabled() {
   const auto source = static_cast<NumericRun::InputSource>(m_source->checkedId());
   for (QWidget* w : {static_cast<QWidget*>(m_points), static_cast<QWidget*>(m_seed), static_cast<QWidget*>(m_batch)})
     w->setEnabled(source == NumericRun::InputSource::Random);
