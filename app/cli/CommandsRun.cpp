@@ -203,16 +203,10 @@ int runCheck(const std::vector<std::string>& raw) {
   options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
   if (Status s = rt->start(inputs, options); !s) return fail(ExitUsage, what + ": " + s.message());
   if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
-  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
-  if (!outputs) return fail(ExitBadInput, outputs.message());
-  std::vector<std::string> names;
-  std::vector<bool> sparse;
-  for (const runtime::PlanOutput& o : rt->plan().outputs) {
-    names.push_back(o.abiName);
-    sparse.push_back(std::holds_alternative<runtime::Sparse>(rt->value(o.slot)));
-  }
+  Expected<std::vector<runtime::OutputCheck>> checks = rt->checkOutputs(*expected, rtol, atol);
+  if (!checks) return fail(ExitBadInput, checks.message());
   bool ok = true;
-  for (const runtime::OutputCheck& c : runtime::checkOutputs(names, sparse, *outputs, *expected, rtol, atol)) {
+  for (const runtime::OutputCheck& c : *checks) {
     ok = ok && c.ok;
     if (!c.problem.empty()) {
       std::printf("%s: FAIL: %s\n", c.name.c_str(), c.problem.c_str());

@@ -275,6 +275,19 @@ Expected<std::vector<NamedTensor>> Runtime::outputs() const {
   return out;
 }
 
+Expected<std::vector<OutputCheck>> Runtime::checkOutputs(const SafetensorsFile& expected, double rtol,
+                                                         double atol) const {
+  Expected<std::vector<NamedTensor>> actual = outputs();
+  if (!actual) return actual.error();
+  std::vector<std::string> names;
+  std::vector<bool> sparse;
+  for (const PlanOutput& o : m_impl->plan.outputs) {
+    names.push_back(o.abiName);
+    sparse.push_back(std::holds_alternative<Sparse>(value(o.slot)));
+  }
+  return runtime::checkOutputs(names, sparse, *actual, expected, rtol, atol);
+}
+
 std::vector<NamedTensor> Runtime::values() const {
   std::vector<NamedTensor> out;
   const RuntimePlan& plan = m_impl->plan;

@@ -16,6 +16,7 @@
 /// its last use unless RuntimeOptions::keepValues; cancel() from another thread stops a run
 /// between (and inside long) ops.
 
+#include "runtime/Compare.h"
 #include "runtime/RuntimePlan.h"
 #include "runtime/RuntimeValue.h"
 #include "support/Expected.h"
@@ -137,6 +138,10 @@ public:
   /// output under its ABI name; a sparse one as `NAME.coords` (physical I32 (n, 4)),
   /// `NAME.features` and `NAME.active`.
   Expected<std::vector<NamedTensor>> outputs() const;
+  /// The outputs after a finished run checked against an `expected.safetensors` (sec. 10.6,
+  /// checkOutputs): one check per output, in ABI order. `lattice-cli check` and the studio's
+  /// artifact run both use it.
+  Expected<std::vector<OutputCheck>> checkOutputs(const SafetensorsFile& expected, double rtol, double atol) const;
   /// Every computed value that is still held (all of them with keepValues), keyed by SSA name
   /// (sparse values as `NAME.coords` / `.features` / `.active`; weights are left out).
   std::vector<NamedTensor> values() const;

@@ -29,7 +29,6 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <variant>
 
 namespace lattice::studio {
 
@@ -113,16 +112,13 @@ ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atom
   }
   if (!result.error.isEmpty() || !expected) return result;
 
-  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
-  if (!outputs) {
-    result.error = toQ(outputs.message());
+  Expected<std::vector<runtime::OutputCheck>> checks = rt->checkOutputs(*expected, request.rtol, request.atol);
+  if (!checks) {
+    result.error = toQ(checks.message());
     return result;
   }
-  std::vector<std::string> names;
-  std::vector<bool> sparse;
+  result.checks = std::move(*checks);
   for (const runtime::PlanOutput& o : plan.outputs) {
-    names.push_back(o.abiName);
-    sparse.push_back(std::holds_alternative<runtime::Sparse>(rt->value(o.slot)));
     int producer = -1;
     for (int op = 0; op < static_cast<int>(plan.ops.size()) && producer < 0; ++op) {
       const std::vector<int>& slots = plan.ops[static_cast<std::size_t>(op)].results;
@@ -130,7 +126,6 @@ ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atom
     }
     result.checkOps.push_back(producer);
   }
-  result.checks = runtime::checkOutputs(names, sparse, *outputs, *expected, request.rtol, request.atol);
   return result;
 }
 
