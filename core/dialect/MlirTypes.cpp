@@ -2,22 +2,31 @@
 
 #include "dialect/MlirTypes.h"
 
+#include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <string>
 
 namespace lattice {
 namespace {
 
-/// The pieces joined into one text, interned.
+/// The pieces joined into one text, interned. Types are short: the text is assembled on the stack
+/// (a type seen before is then found without allocating), on the heap only when it is long.
 TypeText joined(std::initializer_list<std::string_view> pieces) {
   std::size_t size = 0;
   for (std::string_view piece : pieces)
     size += piece.size();
-  std::string text;
-  text.reserve(size);
+  std::array<char, 256> buffer;
+  std::string heap;
+  char* out = buffer.data();
+  if (size > buffer.size()) {
+    heap.resize(size);
+    out = heap.data();
+  }
+  char* end = out;
   for (std::string_view piece : pieces)
-    text += piece;
-  return TypeText(text);
+    end = std::copy(piece.begin(), piece.end(), end);
+  return TypeText(std::string_view(out, size));
 }
 
 } // namespace

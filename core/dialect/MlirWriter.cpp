@@ -103,6 +103,7 @@ bool isValidSymbolName(std::string_view symbol) {
 
 void MlirModuleWriter::reserve(std::size_t ops) {
   m_ops.reserve(m_ops.size() + ops);
+  m_tables->uses.reserve(m_tables->uses.size() + ops); // about one new stem per op
 }
 
 ValueId MlirModuleWriter::define(std::string_view stem, TypeText type) {

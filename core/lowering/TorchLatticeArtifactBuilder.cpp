@@ -273,6 +273,7 @@ void TorchLatticeArtifactBuilder::reserveFor(std::size_t fxNodes, std::size_t mo
   m_writer.reserve(ops);
   m_provenance.reserve(m_provenance.size() + ops);
   m_weights.reserve(m_weights.size() + modelTensors);
+  m_weightIndex.reserve(m_weightIndex.size() + modelTensors);
 }
 
 void TorchLatticeArtifactBuilder::setCurrentNode(std::string owner) {
