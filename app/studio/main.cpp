@@ -12,6 +12,7 @@
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/CompareArtifactsDialog.h"
 #include "artifactview/CompareView.h"
@@ -33,6 +34,8 @@
 #include <memory>
 
 using lattice::studio::ArtifactGraphView;
+using lattice::studio::ArtifactOverlay;
+using lattice::studio::ArtifactRunBar;
 using lattice::studio::CompareArtifactsDialog;
 using lattice::studio::CompareView;
 using lattice::studio::GraphWidget;
@@ -85,10 +88,11 @@ struct StudioOptions {
                           QStringLiteral("N")};
   QCommandLineOption run{
       QStringLiteral("run"),
-      QStringLiteral("Debug > Run on Inputs once loaded (after --step); with --screenshot, the window is "
-                     "rendered when the run ended")};
+      QStringLiteral("Debug > Run on Inputs once loaded (after --step; an artifact runs on the inputs and "
+                     "golden its run bar picks); with --screenshot, the window is rendered when the run ended")};
   QCommandLineOption overlay{QStringLiteral("overlay"),
-                             QStringLiteral("colour the model graph by 'time' or 'accuracy' (View > Overlay)"),
+                             QStringLiteral("colour the model graph (View > Overlay) or an artifact's op graph by 'time' or "
+                                            "'accuracy'"),
                              QStringLiteral("MODE")};
   QCommandLineOption select{QStringLiteral("select"), QStringLiteral("select node NAME once loaded"),
                             QStringLiteral("NAME")};
@@ -196,7 +200,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lattice-studio: --overlay expects 'time' or 'accuracy', got '%s'\n", qPrintable(overlayMode));
     return 2;
   }
-  if (!overlayMode.isEmpty())
+  const bool artifactArgument =
+      !comparing && positional.size() == 1 && CompareArtifactsDialog::isArtifactPath(positional.front());
+  if (!overlayMode.isEmpty() && !artifactArgument) // an artifact's overlay is its run bar's (below)
     window.action(overlayMode == QLatin1String("time") ? QStringLiteral("view.overlayTime")
                                                        : QStringLiteral("view.overlayAccuracy"))
         ->trigger();
@@ -216,8 +222,7 @@ int main(int argc, char** argv) {
   // The artifact graphs a screenshot waits for (none: the model graph).
   QList<ArtifactGraphView*> artifactGraphs;
   CompareView* compareView = nullptr;
-  const bool artifactArgument =
-      !comparing && positional.size() == 1 && CompareArtifactsDialog::isArtifactPath(positional.front());
+  lattice::studio::ArtifactView* artifactView = nullptr;
   if (comparing) {
     CompareView* view = window.compareArtifacts(positional[0], positional[1]);
     compareView = view;
@@ -225,12 +230,20 @@ int main(int argc, char** argv) {
     QObject::connect(view, &CompareView::compareFailed, &app, [](const QString& m) { fail(m); });
   } else if (artifactArgument) {
     window.openArtifact(positional.front());
-    lattice::studio::ArtifactView* view = window.artifactView(positional.front());
-    artifactGraphs << view->graphView();
+    artifactView = window.artifactView(positional.front());
+    artifactGraphs << artifactView->graphView();
+    lattice::studio::ArtifactView* view = artifactView;
     if (!screenshotPath.isEmpty())
       QObject::connect(view, &lattice::studio::ArtifactView::documentLoaded, &app, [view] {
         if (!view->document()->opGraph) fail(view->document()->loadError); // no graph will be laid out
       });
+    // --run: the artifact's run bar (inputs and golden as it picks them); --overlay colours its ops.
+    if (!overlayMode.isEmpty())
+      view->runBar()->setOverlay(overlayMode == QLatin1String("time") ? ArtifactOverlay::Time
+                                                                      : ArtifactOverlay::Accuracy);
+    if (runOnInputs)
+      QObject::connect(view, &lattice::studio::ArtifactView::documentLoaded, view,
+                       [view] { view->runBar()->run(); }, Qt::SingleShotConnection);
   }
 
   const bool showShortcuts = parser.isSet(options.shortcuts);
@@ -257,17 +270,24 @@ int main(int argc, char** argv) {
     settle->start();
   };
   if (!screenshotPath.isEmpty() && !artifactGraphs.isEmpty()) {
-    auto pending = std::make_shared<int>(artifactGraphs.size());
+    // The grab waits for every layout and, with --run on an artifact, for its run to end.
+    const bool artifactRun = artifactView && runOnInputs;
+    auto pending = std::make_shared<int>(artifactGraphs.size() + (artifactRun ? 1 : 0));
+    auto oneDone = [pending, grabAndExit, compareView] {
+      if (--*pending != 0) return;
+      if (compareView)
+        stageComparison(compareView, grabAndExit); // the graphs are laid out after the diff
+      else
+        grabAndExit();
+    };
     for (ArtifactGraphView* g : std::as_const(artifactGraphs)) {
-      QObject::connect(g, &ArtifactGraphView::layoutFinished, &app, [pending, grabAndExit, compareView] {
-        if (--*pending != 0) return;
-        if (compareView)
-          stageComparison(compareView, grabAndExit); // the graphs are laid out after the diff
-        else
-          grabAndExit();
-      });
+      QObject::connect(g, &ArtifactGraphView::layoutFinished, &app, oneDone);
       QObject::connect(g, &ArtifactGraphView::layoutFailed, &app, [](const QString& m) { fail(m); });
     }
+    if (artifactRun)
+      QObject::connect(artifactView->runBar(), &ArtifactRunBar::runningChanged, &app, [oneDone](bool running) {
+        if (!running) oneDone();
+      });
     QTimer::singleShot(300000, &app, [] { fail(QStringLiteral("timed out waiting for the layout")); });
   } else if (!screenshotPath.isEmpty()) {
     QObject::connect(session, &StudioSession::modelLoadFailed, &app, [](const QString& m) { fail(m); });

@@ -21,6 +21,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTextDocumentFragment>
 #include <QTimer>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
@@ -175,6 +176,8 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_inputs->setObjectName(QStringLiteral("artifactRunInputs"));
   m_inputs->addItem(tr("Random points"));
   m_inputs->addItem(tr("Inputs file…"));
+  m_inputs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_inputs->setMinimumContentsLength(18);
   m_points = new QSpinBox(this);
   m_points->setObjectName(QStringLiteral("artifactRunPoints"));
   m_points->setRange(1, 10'000'000);
@@ -200,7 +203,7 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_atol->setObjectName(QStringLiteral("artifactRunAtol"));
   for (QLineEdit* e : {m_rtol, m_atol}) {
     e->setValidator(validator);
-    e->setMaximumWidth(70);
+    e->setFixedWidth(e->fontMetrics().horizontalAdvance(QStringLiteral("0.00001x")) + 12);
   }
   m_rtol->setToolTip(tr("Relative tolerance (|a − b| ≤ atol + rtol·|b|)"));
   m_atol->setToolTip(tr("Absolute tolerance (|a − b| ≤ atol + rtol·|b|)"));
@@ -218,6 +221,9 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("artifactRunStatus"));
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // The result line takes the room the controls leave (its full text is also its tooltip's head).
+  m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_status->setMinimumWidth(120);
 
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
@@ -295,6 +301,8 @@ void ArtifactRunBar::setArtifact(const QString& path) {
   m_expectedFile = conformance.expected;
   m_rtol->setText(QString::number(conformance.rtol, 'g', 6));
   m_atol->setText(QString::number(conformance.atol, 'g', 6));
+  m_rtol->setCursorPosition(0);
+  m_atol->setCursorPosition(0);
   m_rtol->setToolTip(conformance.fromManifest ? tr("Relative tolerance (the conformance manifest's)")
                                               : tr("Relative tolerance (|a − b| ≤ atol + rtol·|b|)"));
   m_status->clear();
@@ -367,7 +375,7 @@ void ArtifactRunBar::onFinished() {
                                     : tr("<b>Failed at %%1:</b> %2").arg(r.failedOpName.toHtmlEscaped(),
                                                                           r.error.toHtmlEscaped());
   } else {
-    text = tr("Ran %1 ops in %2 ms").arg(r.opMs.size()).arg(locale.toString(r.totalMs, 'f', 1));
+    text = tr("Ran %1 ops in %2 ms").arg(r.opMs.size()).arg(locale.toString(r.totalMs, 'f', r.totalMs < 10 ? 2 : 1));
     if (r.hasGolden()) {
       int failedOutputs = 0;
       for (const runtime::OutputCheck& c : r.checks) failedOutputs += c.ok ? 0 : 1;
@@ -386,6 +394,7 @@ void ArtifactRunBar::onFinished() {
                           .arg(c.divergence.relL2, 0, 'g', 3)
                     : tr("%1: FAIL: %2").arg(toQ(c.name), toQ(c.problem)));
   }
+  details.prepend(QTextDocumentFragment::fromHtml(text).toPlainText());
   m_status->setToolTip(details.join(QLatin1Char('\n')));
   updateWidgets();
   Q_EMIT runningChanged(false);
