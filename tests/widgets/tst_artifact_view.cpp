@@ -775,6 +775,16 @@ void TestArtifactView::runAgainstTheWrongGoldenFails() {
   bar->run();
   QVERIFY(waitFor([&] { return finished.count() == 2; }));
   QVERIFY(bar->result() && !bar->result()->error.isEmpty());
+
+  // Another artifact opened while a run goes on: that run's result is not shown for it.
+  bar->setInputsFile(QString());
+  bar->run();
+  QVERIFY(bar->isRunning());
+  const QString other = expectedDir(QStringLiteral("point_voxel"));
+  QVERIFY(openAndSettle(view, other));
+  QVERIFY(waitFor([&] { return !bar->isRunning(); }));
+  QVERIFY(bar->result() == nullptr);
+  QCOMPARE(bar->request().artifact, other);
 }
 
 void TestArtifactView::hugeArtifactTiming() {

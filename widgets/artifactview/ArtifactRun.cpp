@@ -30,6 +30,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace lattice::studio {
 
@@ -293,7 +294,10 @@ QString ArtifactRunBar::chooseFile(const QString& title) {
 }
 
 void ArtifactRunBar::setArtifact(const QString& path) {
-  if (m_running) cancel();
+  if (m_running) {
+    cancel();
+    m_stale = true; // its result is the previous artifact's: dropped when it ends
+  }
   m_artifact = path;
   m_result.reset();
   const ConformanceFiles conformance = conformanceFilesNextTo(path);
@@ -365,6 +369,11 @@ void ArtifactRunBar::onFinished() {
   if (!m_running) return;
   m_poll->stop();
   m_running = false;
+  if (std::exchange(m_stale, false)) {
+    updateWidgets();
+    Q_EMIT runningChanged(false);
+    return;
+  }
   std::shared_ptr<ArtifactRunResult> result = m_watcher.result();
   m_result = std::make_unique<ArtifactRunResult>(std::move(*result));
   const ArtifactRunResult& r = *m_result;

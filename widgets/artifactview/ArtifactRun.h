@@ -119,6 +119,7 @@ private:
   QString m_inputsFile;
   QString m_expectedFile;
   bool m_running = false;
+  bool m_stale = false; ///< the running job was for an artifact shown before
   std::unique_ptr<ArtifactRunResult> m_result;
   std::shared_ptr<std::atomic<bool>> m_cancel;
   std::shared_ptr<std::atomic<int>> m_progress, m_total;
