@@ -134,10 +134,14 @@ void MainWindow::onNumericStateChanged() {
                        .arg(m_numeric->opsTotal())
                        .arg(QLocale().toString(ms, 'f', 1))
                        .arg(m_numeric->describeInputs());
-    if (const RecordingCheck* check = m_numeric->recordingCheck())
-      text += check->withinTolerance()
-                  ? tr("; every recorded node within tolerance")
-                  : tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
+    if (const RecordingCheck* check = m_numeric->recordingCheck()) {
+      if (check->nodes.empty() && !check->warnings.empty())
+        text += tr("; no golden: %1").arg(QString::fromStdString(check->warnings.front()));
+      else if (check->withinTolerance())
+        text += tr("; every node checked against %1 within tolerance").arg(m_numeric->goldenDescription());
+      else
+        text += tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
+    }
     statusBar()->showMessage(text, 15000);
   }
   updateActions();

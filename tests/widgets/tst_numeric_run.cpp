@@ -23,6 +23,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QLineEdit>
 #include <QProcess>
 #include <QRadioButton>
 #include <QSpinBox>
@@ -47,6 +48,7 @@ private Q_SLOTS:
   void recordedGoldenFindsTheFirstDivergentNode();
   void runtimeErrorStopsOnItsNode();
   void changesWhilePreparing();
+  void expectedOutputsAreTheGolden();
 };
 
 namespace {
@@ -407,6 +409,69 @@ void TestNumericRun::changesWhilePreparing() {
   QCOMPARE(run.state(), NumericRun::State::Finished);
   QCOMPARE(run.opsDone(), run.opsTotal());
   QVERIFY(std::holds_alternative<runtime::Sparse>(run.valuesOf(QStringLiteral("blocks_2_2")).at(0).second));
+}
+
+/// `lattice-cli run REFERENCE --random-inputs SPEC -o FILE`: the outputs, named as an
+/// expected-outputs file names them.
+bool cliOutputs(const QString& reference, const QString& spec, const QString& file) {
+  QProcess p;
+  p.start(QStringLiteral(LATTICE_CLI),
+          {QStringLiteral("run"), reference, QStringLiteral("--random-inputs"), spec, QStringLiteral("-o"), file});
+  if (!p.waitForFinished(120000) || p.exitCode() != 0) {
+    qWarning("lattice-cli run failed: %s", p.readAllStandardError().constData());
+    return false;
+  }
+  return true;
+}
+
+void TestNumericRun::expectedOutputsAreTheGolden() {
+  // Without a recording, an expected-outputs file is the golden of the outputs: the CLI's outputs
+  // on the same inputs agree; those of other inputs make the output's node the first divergent
+  // one, red in the accuracy overlay. Changing the file needs no second run.
+  QTemporaryDir dir;
+  const QString same = dir.filePath(QStringLiteral("same.safetensors"));
+  const QString other = dir.filePath(QStringLiteral("other.safetensors"));
+  QVERIFY(cliOutputs(kChain, QStringLiteral("250:9"), same));
+  QVERIFY(cliOutputs(kChain, QStringLiteral("250:10"), other));
+
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, kChain));
+  run.setInputChoice(randomChoice(250, 9));
+  InputSpecDialog dialog(&session, &run);
+  auto* expected = dialog.runInputs()->findChild<QLineEdit*>(QStringLiteral("expectedFile"));
+  QVERIFY(expected);
+  expected->setText(same);
+  Q_EMIT expected->editingFinished();
+  QCOMPARE(run.expectedOutputs(), same);
+  QVERIFY(run.recordingCheck() == nullptr); // nothing ran yet
+
+  run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+  const RecordingCheck* check = run.recordingCheck();
+  QVERIFY(check);
+  QCOMPARE(int(check->nodes.size()), 1); // the chain's one output
+  const QString outputNode = QString::fromStdString(check->nodes[0].ref.node);
+  QCOMPARE(outputNode, QStringLiteral("blocks_1_2")); // the last block's ReLU makes it
+  QVERIFY(check->nodes[0].compared());
+  QCOMPARE(check->nodes[0].divergence.maxAbs, 0.0); // the same runtime on the same inputs
+  QVERIFY(check->withinTolerance());
+  QCOMPARE(run.goldenDescription(), QStringLiteral("same.safetensors"));
+
+  run.setExpectedOutputs(other);
+  check = run.recordingCheck();
+  QVERIFY(check && !check->withinTolerance());
+  QCOMPARE(run.firstDivergentNode(), outputNode);
+  QCOMPARE(overlayColours(OverlayMode::Accuracy, run, nullptr).value(outputNode), heatColor(1.0));
+  QCOMPARE(expected->text(), other); // the dialog shows a choice made elsewhere
+
+  // Remembered for the model.
+  StudioSession again;
+  NumericRun second(&again);
+  QVERIFY(openAndWait(again, kChain));
+  QCOMPARE(second.expectedOutputs(), other);
+  second.setExpectedOutputs(QString());
 }
 
 QTEST_MAIN(TestNumericRun)

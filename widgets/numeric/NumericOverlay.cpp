@@ -91,10 +91,12 @@ QString overlayLegend(OverlayMode mode, const NumericRun& run) {
         .arg(swatch(0.0), swatch(0.5), swatch(1.0));
   case OverlayMode::Accuracy: {
     const double tol = run.tolerance();
-    if (!run.recordingCheck()) return QObject::tr("Accuracy: no golden yet (run on the recorded inputs)");
-    return QObject::tr("Relative L2 vs recorded: %1 ≤ %2 %3 %4 %5 ≥ %6 (groups: their worst)")
-        .arg(swatch(0.0), QLocale().toString(tol / 10, 'g', 2), swatch(0.5), QLocale().toString(tol, 'g', 2),
-             swatch(1.0), QLocale().toString(tol * 10, 'g', 2));
+    if (!run.recordingCheck())
+      return QObject::tr("Accuracy: no golden yet (run on the recorded inputs, or choose an expected-outputs "
+                         "file in Debug ▸ Run Inputs…)");
+    return QObject::tr("Relative L2 vs %1: %2 ≤ %3 %4 %5 %6 ≥ %7 (groups: their worst)")
+        .arg(run.goldenDescription().toHtmlEscaped(), swatch(0.0), QLocale().toString(tol / 10, 'g', 2),
+             swatch(0.5), QLocale().toString(tol, 'g', 2), swatch(1.0), QLocale().toString(tol * 10, 'g', 2));
   }
   }
   return {};

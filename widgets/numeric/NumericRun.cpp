@@ -4,6 +4,7 @@
 #include "StudioSession.h"
 #include "model/ArchiveRecordings.h"
 #include "runtime/RandomInputs.h"
+#include "tensor/Safetensors.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -423,6 +424,7 @@ void NumericRun::onModelChanged() {
     }
   }
   m_choice = defaultChoice();
+  m_expectedOutputs = QSettings().value(settingsKey() + QStringLiteral("/expected")).toString();
   Q_EMIT inputChoiceChanged();
 }
 
@@ -482,10 +484,64 @@ double NumericRun::nodeMs(const QString& node) const {
 
 void NumericRun::computeCheck() {
   m_check.reset();
-  if (!m_run || m_state != State::Finished || m_choice.source != InputSource::Recorded || !m_recordings ||
-      !m_recordings->hasActivations())
+  m_checkIsRecorded = false;
+  if (!m_run || m_state != State::Finished) return;
+  if (m_choice.source == InputSource::Recorded && m_recordings && m_recordings->hasActivations()) {
+    m_check = checkAgainstRecording(m_run->nodeValues, m_run->runtime, *m_recordings, m_tolerance);
+    m_checkIsRecorded = true;
     return;
-  m_check = checkAgainstRecording(m_run->nodeValues, m_run->runtime, *m_recordings, m_tolerance);
+  }
+  if (m_expectedOutputs.isEmpty()) return;
+  // The outputs against the expected file, each as a node check of the node that produced it.
+  RecordingCheck check;
+  check.tolerance = m_tolerance;
+  Expected<SafetensorsFile> expected = SafetensorsFile::open(m_expectedOutputs.toStdString());
+  if (!expected) {
+    check.warnings.push_back(expected.message());
+    m_check = std::move(check);
+    return;
+  }
+  Expected<std::vector<runtime::OutputCheck>> outputs = m_run->runtime.checkOutputs(*expected, 0.0, 0.0);
+  if (!outputs) {
+    check.warnings.push_back(outputs.message());
+    m_check = std::move(check);
+    return;
+  }
+  const runtime::RuntimePlan& plan = m_run->runtime.plan();
+  for (std::size_t i = 0; i < outputs->size() && i < plan.outputs.size(); ++i) {
+    const runtime::OutputCheck& o = (*outputs)[i];
+    NodeCheck c;
+    c.ref.name = o.name;
+    c.ref.sparse = o.sparse;
+    for (std::size_t op = 0; op < plan.ops.size() && c.ref.node.empty(); ++op) {
+      const std::vector<int>& slots = plan.ops[op].results;
+      if (std::find(slots.begin(), slots.end(), plan.outputs[i].slot) == slots.end()) continue;
+      c.ref.ssa = plan.ops[op].name();
+      if (op < m_run->opNodes.size()) c.ref.node = m_run->opNodes[op];
+    }
+    c.problem = o.problem;
+    c.divergence = o.divergence;
+    c.exceeds = !c.compared() || c.divergence.relL2 > m_tolerance;
+    if (c.exceeds && check.firstDivergent < 0) check.firstDivergent = static_cast<int>(check.nodes.size());
+    check.nodes.push_back(std::move(c));
+  }
+  m_check = std::move(check);
+}
+
+void NumericRun::setExpectedOutputs(const QString& file) {
+  if (file == m_expectedOutputs) return;
+  m_expectedOutputs = file;
+  if (!m_session->modelReference().isEmpty())
+    QSettings().setValue(settingsKey() + QStringLiteral("/expected"), file);
+  computeCheck(); // the outputs are kept: no second run
+  Q_EMIT inputChoiceChanged();
+  Q_EMIT valuesChanged();
+}
+
+QString NumericRun::goldenDescription() const {
+  if (m_check && m_checkIsRecorded) return tr("recorded activations");
+  if (m_check) return QFileInfo(m_expectedOutputs).fileName();
+  return {};
 }
 
 QString NumericRun::firstDivergentNode() const {

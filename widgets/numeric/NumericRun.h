@@ -70,6 +70,14 @@ public:
   /// True when the open model is an archive with inputs.safetensors / activations.safetensors.
   bool hasRecordedInputs() const { return m_hasRecordedInputs; }
   bool hasRecordedActivations() const { return m_hasRecordedActivations; }
+  /// An expected-outputs .safetensors (named as `lattice-cli run -o` writes outputs) to check a
+  /// finished run's outputs against when there is no recorded golden ("" for none; remembered per
+  /// model). Each output counts as a node of recordingCheck(): its producing node, its relative
+  /// L2 error against the file, over the tolerance or not comparable = divergent.
+  QString expectedOutputs() const { return m_expectedOutputs; }
+  void setExpectedOutputs(const QString& file);
+  /// What the golden is: "recorded activations", the expected file's name, or "".
+  QString goldenDescription() const;
   /// Writes the chosen inputs as an inputs.safetensors (the runtime's naming). Errors as text.
   QString saveInputs(const QString& path);
   /// "1 000 random points (seed 0, batch 1)", "inputs.safetensors", "recorded inputs".
@@ -113,7 +121,8 @@ public:
   /// Wall time of the ops `node` emitted in the current run (ms); negative when none ran.
   double nodeMs(const QString& node) const;
   /// Each node's error against the archive's recorded activations, once a run finished on the
-  /// recorded inputs of an archive that has them; nullptr otherwise.
+  /// recorded inputs of an archive that has them, else each output's against the expected-outputs
+  /// file; nullptr otherwise.
   const RecordingCheck* recordingCheck() const { return m_check ? &*m_check : nullptr; }
   /// The first node whose recorded error exceeds `tolerance` ("" when none, or no check).
   QString firstDivergentNode() const;
@@ -166,6 +175,8 @@ private:
   State m_state = State::Empty;
   std::unique_ptr<LoweredRun> m_run;
   std::optional<RecordingCheck> m_check;
+  bool m_checkIsRecorded = false; ///< m_check compares with the recording, not the expected file
+  QString m_expectedOutputs;
   std::optional<ArchiveRecordings> m_recordings;
   double m_tolerance = 1e-4;
   QString m_error;

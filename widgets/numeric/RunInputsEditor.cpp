@@ -72,6 +72,26 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
     const QString error = saveTo(path);
     m_status->setText(error.isEmpty() ? tr("Inputs written to %1").arg(path) : error);
   });
+  // The golden for a run that has no recording: an expected-outputs file.
+  m_expected = new QLineEdit(this);
+  m_expected->setObjectName(QStringLiteral("expectedFile"));
+  m_expected->setPlaceholderText(tr("none: the archive's recorded activations, if any, are the golden"));
+  m_expected->setClearButtonEnabled(true);
+  auto* browseExpected = new QPushButton(tr("Browse…"), this);
+  connect(browseExpected, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Expected Outputs"), m_expected->text(),
+                                                      tr("Safetensors (*.safetensors);;All files (*)"));
+    if (path.isEmpty()) return;
+    m_expected->setText(path);
+    m_run->setExpectedOutputs(path);
+  });
+  connect(m_expected, &QLineEdit::editingFinished, this, [this] { m_run->setExpectedOutputs(m_expected->text()); });
+  auto* expectedRow = new QHBoxLayout;
+  expectedRow->addWidget(new QLabel(tr("E&xpected outputs:"), this));
+  expectedRow->addWidget(m_expected, 1);
+  expectedRow->addWidget(browseExpected);
+  static_cast<QLabel*>(expectedRow->itemAt(0)->widget())->setBuddy(m_expected);
+
   auto* saveRow = new QHBoxLayout;
   saveRow->addWidget(m_status, 1);
   saveRow->addWidget(save);
@@ -83,6 +103,7 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   layout->addWidget(file);
   layout->addLayout(fileRow);
   layout->addWidget(recorded);
+  layout->addLayout(expectedRow);
   layout->addLayout(saveRow);
   connect(m_source, &QButtonGroup::idClicked, this, [this] {
     updateEnabled();
@@ -105,6 +126,7 @@ void RunInputsEditor::showChoice() {
   m_seed->setValue(int(std::min<quint64>(c.seed, quint64(m_seed->maximum()))));
   m_batch->setValue(int(std::min<qint64>(c.batchSize, m_batch->maximum())));
   m_file->setText(c.file);
+  m_expected->setText(m_run->expectedOutputs());
   updateEnabled();
   m_showing = false;
 }

@@ -3,8 +3,9 @@
 /// Debug ▸ Run Inputs…, Ctrl+Shift+I, open the same dialog): where Run on Inputs and numeric
 /// stepping take their values from — random points made from the artifact's ABI (points, seed,
 /// batch size: what `lattice-cli run --random-inputs N:SEED --batch-size B` makes), an
-/// inputs.safetensors file, or the archive's recorded inputs — and Save Inputs… to write them for
-/// `lattice-cli run --inputs`. Changes apply at once (NumericRun::setInputChoice, remembered per
+/// inputs.safetensors file, or the archive's recorded inputs — Save Inputs… to write them for
+/// `lattice-cli run --inputs`, and an optional expected-outputs file as the golden of a run
+/// without recorded activations. Changes apply at once (NumericRun::setInputChoice, remembered per
 /// model), like the input specs above it.
 
 #include "numeric/NumericRun.h"
@@ -46,6 +47,7 @@ private:
   QSpinBox* m_seed;
   QSpinBox* m_batch;
   QLineEdit* m_file;
+  QLineEdit* m_expected; ///< NumericRun::expectedOutputs
   QLabel* m_status;
 };
 

@@ -124,7 +124,8 @@ void ValuesPanel::refreshChart() {
     m_chart->setValues({});
     m_chart->setMessage(m_run->hasRecordedActivations()
                             ? tr("Run on the recorded inputs to compare every node with PyTorch.")
-                            : tr("No golden: export the model with --record-activations to compare with PyTorch."));
+                            : tr("No golden: export the model with --record-activations to compare with PyTorch, "
+                                 "or choose an expected-outputs file in Debug ▸ Run Inputs…"));
     return;
   }
   std::vector<DataFlowChart::Point> points;
