@@ -120,14 +120,8 @@ ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atom
     return result;
   }
   result.checks = std::move(*checks);
-  for (const runtime::PlanOutput& o : plan.outputs) {
-    int producer = -1;
-    for (int op = 0; op < static_cast<int>(plan.ops.size()) && producer < 0; ++op) {
-      const std::vector<int>& slots = plan.ops[static_cast<std::size_t>(op)].results;
-      if (std::find(slots.begin(), slots.end(), o.slot) != slots.end()) producer = op;
-    }
-    result.checkOps.push_back(producer);
-  }
+  for (const runtime::PlanOutput& o : plan.outputs)
+    result.checkOps.push_back(plan.producer[static_cast<std::size_t>(o.slot)]);
   return result;
 }
 

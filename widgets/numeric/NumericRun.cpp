@@ -513,11 +513,10 @@ void NumericRun::computeCheck() {
     NodeCheck c;
     c.ref.name = o.name;
     c.ref.sparse = o.sparse;
-    for (std::size_t op = 0; op < plan.ops.size() && c.ref.node.empty(); ++op) {
-      const std::vector<int>& slots = plan.ops[op].results;
-      if (std::find(slots.begin(), slots.end(), plan.outputs[i].slot) == slots.end()) continue;
-      c.ref.ssa = plan.ops[op].name();
-      if (op < m_run->opNodes.size()) c.ref.node = m_run->opNodes[op];
+    const int op = plan.producer[static_cast<std::size_t>(plan.outputs[i].slot)]; // -1: an argument
+    if (op >= 0) {
+      c.ref.ssa = plan.ops[static_cast<std::size_t>(op)].name();
+      if (static_cast<std::size_t>(op) < m_run->opNodes.size()) c.ref.node = m_run->opNodes[static_cast<std::size_t>(op)];
     }
     c.problem = o.problem;
     c.divergence = o.divergence;
