@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <functional>
 
 namespace lattice::studio {
 
@@ -44,19 +45,24 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   randomForm->addRow(tr("Seed:"), m_seed);
   randomForm->addRow(tr("Batch size:"), m_batch);
 
+  // A file field with its Browse… button; a file chosen there is applied like an edit.
+  const auto fileField = [this](QLineEdit* edit, const QString& title, const std::function<void()>& applied) {
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    connect(browse, &QPushButton::clicked, this, [this, edit, title, applied] {
+      const QString path = QFileDialog::getOpenFileName(this, title, edit->text(),
+                                                        tr("Safetensors (*.safetensors);;All files (*)"));
+      if (path.isEmpty()) return;
+      edit->setText(path);
+      applied();
+    });
+    auto* row = new QHBoxLayout;
+    row->addWidget(edit, 1);
+    row->addWidget(browse);
+    return row;
+  };
   m_file = new QLineEdit(this);
   m_file->setObjectName(QStringLiteral("file"));
-  auto* browse = new QPushButton(tr("Browse…"), this);
-  connect(browse, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Inputs"), m_file->text(),
-                                                      tr("Safetensors (*.safetensors);;All files (*)"));
-    if (path.isEmpty()) return;
-    m_file->setText(path);
-    apply();
-  });
-  auto* fileRow = new QHBoxLayout;
-  fileRow->addWidget(m_file, 1);
-  fileRow->addWidget(browse);
+  QHBoxLayout* fileRow = fileField(m_file, tr("Inputs"), [this] { apply(); });
 
   m_status = new QLabel(this);
   m_status->setObjectName(QStringLiteral("status"));
@@ -77,20 +83,12 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   m_expected->setObjectName(QStringLiteral("expectedFile"));
   m_expected->setPlaceholderText(tr("none: the archive's recorded activations, if any, are the golden"));
   m_expected->setClearButtonEnabled(true);
-  auto* browseExpected = new QPushButton(tr("Browse…"), this);
-  connect(browseExpected, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Expected Outputs"), m_expected->text(),
-                                                      tr("Safetensors (*.safetensors);;All files (*)"));
-    if (path.isEmpty()) return;
-    m_expected->setText(path);
-    m_run->setExpectedOutputs(path);
-  });
-  connect(m_expected, &QLineEdit::editingFinished, this, [this] { m_run->setExpectedOutputs(m_expected->text()); });
-  auto* expectedRow = new QHBoxLayout;
-  expectedRow->addWidget(new QLabel(tr("E&xpected outputs:"), this));
-  expectedRow->addWidget(m_expected, 1);
-  expectedRow->addWidget(browseExpected);
-  static_cast<QLabel*>(expectedRow->itemAt(0)->widget())->setBuddy(m_expected);
+  const auto applyExpected = [this] { m_run->setExpectedOutputs(m_expected->text()); };
+  connect(m_expected, &QLineEdit::editingFinished, this, applyExpected);
+  auto* expectedLabel = new QLabel(tr("E&xpected outputs:"), this);
+  expectedLabel->setBuddy(m_expected);
+  QHBoxLayout* expectedRow = fileField(m_expected, tr("Expected Outputs"), applyExpected);
+  expectedRow->insertWidget(0, expectedLabel);
 
   auto* saveRow = new QHBoxLayout;
   saveRow->addWidget(m_status, 1);
