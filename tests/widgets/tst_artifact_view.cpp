@@ -15,7 +15,6 @@
 #include "artifactview/ArtifactLayout.h"
 #include "artifactview/ArtifactNodeItem.h"
 #include "artifactview/ArtifactOpGraph.h"
-#include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/MlirTextView.h"
 #include "artifactview/WeightStats.h"
@@ -24,20 +23,16 @@
 #include "graph/EdgeItem.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"
-#include "numeric/NumericOverlay.h"
 
-#include "WidgetTestSupport.h"
+#include "ArtifactViewTestSupport.h"
 
 #include <QAbstractItemModelTester>
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QItemSelectionModel>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QLabel>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -54,74 +49,6 @@ using namespace lattice::studio;
 using namespace lattice::widgettest;
 
 namespace {
-
-QString modelsDir() {
-  return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models");
-}
-
-QString expectedDir(const QString& name) {
-  return modelsDir() + QLatin1Char('/') + name + QStringLiteral("/expected.lattice");
-}
-
-QString readText(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
-}
-
-/// What the text says: arguments, ops (first result name, line), and edges as
-/// "producer -> consumer" first names, counted without the artifact reader.
-struct TextGraph {
-  QStringList arguments;
-  QStringList ops; ///< first result name of each op
-  QList<int> opLines;
-  QStringList edges;
-};
-
-TextGraph readTextGraph(const QString& mlir) {
-  TextGraph g;
-  const QStringList lines = mlir.split(QLatin1Char('\n'));
-  QHash<QString, QString> definer; // value → first result of its op (or the argument)
-  bool inSignature = false;
-  static const QRegularExpression value(QStringLiteral("%([A-Za-z0-9_$.\\-]+)"));
-  for (int i = 0; i < lines.size(); ++i) {
-    const QString line = lines[i].trimmed();
-    if (line.startsWith(QStringLiteral("func.func"))) {
-      inSignature = true;
-      continue;
-    }
-    if (inSignature) {
-      if (line.startsWith(QLatin1Char(')'))) {
-        inSignature = false;
-        continue;
-      }
-      const QString name = line.section(QLatin1Char(':'), 0, 0).mid(1); // "%x_coords: tensor<…>,"
-      g.arguments << name;
-      definer.insert(name, name);
-      continue;
-    }
-    const int eq = line.indexOf(QStringLiteral(" = lattice."));
-    if (eq < 0) continue;
-    QStringList results;
-    for (const QString& r : line.left(eq).split(QStringLiteral(", ")))
-      results << r.trimmed().mid(1);
-    // Operands: between the op name and its attribute dictionary or trailing type.
-    QString rest = line.mid(eq + 3);
-    rest = rest.mid(rest.indexOf(QLatin1Char(' ')) + 1);
-    int end = rest.size();
-    for (const QString& stop : {QStringLiteral(" {"), QStringLiteral(" :")})
-      if (int at = rest.indexOf(stop); at >= 0) end = std::min(end, at);
-    auto it = value.globalMatch(rest.left(end));
-    while (it.hasNext()) {
-      const QString operand = it.next().captured(1);
-      g.edges << definer.value(operand, QStringLiteral("?")) + QStringLiteral(" -> ") + results.front();
-    }
-    for (const QString& r : results)
-      definer.insert(r, results.front());
-    g.ops << results.front();
-    g.opLines << i + 1;
-  }
-  return g;
-}
 
 /// First name of an op-graph node (argument name or first result).
 QString firstName(const ArtifactGraph& graph, const ArtifactOpGraph& opGraph, int node) {
@@ -143,16 +70,6 @@ QStringList headerKeys(const QString& file) {
   QStringList keys = header.keys();
   keys.removeAll(QStringLiteral("__metadata__"));
   return keys;
-}
-
-/// Opens `path` and waits until the document, its layout and its weight statistics are in.
-bool openAndSettle(ArtifactView& view, const QString& path) {
-  QSignalSpy loaded(&view, &ArtifactView::documentLoaded);
-  QSignalSpy laid(view.graphView(), &ArtifactGraphView::layoutFinished);
-  view.open(path);
-  if (!waitFor([&] { return !loaded.isEmpty(); })) return false;
-  if (view.document()->opGraph && !waitFor([&] { return !laid.isEmpty(); })) return false;
-  return waitFor([&] { return !view.weightsModel()->isComputing(); });
 }
 
 int rowOfKey(const WeightsTableModel& model, const QString& key) {
@@ -185,9 +102,6 @@ private Q_SLOTS:
   void largeArtifactUsesLayeredLayout();
   void layeredLayoutRespectsRanks();
   void mainWindowOpensArtifactTabs();
-  void runChecksConformanceCases_data();
-  void runChecksConformanceCases();
-  void runAgainstTheWrongGoldenFails();
   void hugeArtifactTiming();
 };
 
@@ -656,15 +570,6 @@ void TestArtifactView::mainWindowOpensArtifactTabs() {
   QCOMPARE(window.tabs()->currentWidget(), view);
   QVERIFY(waitFor([&] { return view->document() && !view->isLoading(); }));
   QVERIFY(window.recentFiles().contains(dir)); // once it validated
-  // Debug ▸ Run on Inputs (Ctrl+R) runs the artifact whose tab is current.
-  QAction* runInputs = window.action(QStringLiteral("debug.runInputs"));
-  QVERIFY(runInputs->isEnabled());
-  runInputs->trigger();
-  QVERIFY(view->runBar()->isRunning());
-  QVERIFY(!runInputs->isEnabled());
-  QVERIFY(waitFor([&] { return !view->runBar()->isRunning(); }));
-  QVERIFY(view->runBar()->result() && view->runBar()->result()->allOk());
-  QVERIFY(runInputs->isEnabled());
   window.openArtifact(dir + QLatin1Char('/')); // the same artifact: the tab is reused
   QCOMPARE(window.tabs()->count(), 2);
   QVERIFY(waitFor([&] { return view->document() && !view->isLoading(); }));
@@ -675,116 +580,6 @@ void TestArtifactView::mainWindowOpensArtifactTabs() {
   QCOMPARE(window.tabs()->count(), 1);
   QVERIFY(window.action(QStringLiteral("file.openArtifact"))->shortcut() ==
           QKeySequence(QStringLiteral("Ctrl+Shift+O")));
-}
-
-void TestArtifactView::runChecksConformanceCases_data() {
-  // Every case of the manifest: its artifact, inputs, expected outputs and tolerances, read here
-  // from manifest.json (the run bar finds them on its own).
-  QTest::addColumn<QString>("artifact");
-  QTest::addColumn<QString>("inputs");
-  QTest::addColumn<QString>("expected");
-  QTest::addColumn<double>("rtol");
-  QTest::addColumn<double>("atol");
-  const QString root = QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/");
-  QFile f(root + QStringLiteral("manifest.json"));
-  QVERIFY(f.open(QIODevice::ReadOnly));
-  const QJsonArray cases = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("cases")).toArray();
-  QVERIFY(!cases.isEmpty());
-  for (const QJsonValue& v : cases) {
-    const QJsonObject c = v.toObject();
-    QTest::newRow(qPrintable(c.value(QStringLiteral("name")).toString()))
-        << root + c.value(QStringLiteral("expected_artifact")).toString()
-        << root + c.value(QStringLiteral("inputs")).toString()
-        << root + c.value(QStringLiteral("expected_outputs")).toString() << c.value(QStringLiteral("rtol")).toDouble()
-        << c.value(QStringLiteral("atol")).toDouble();
-  }
-}
-
-void TestArtifactView::runChecksConformanceCases() {
-  // Opening a conformance case picks its inputs, expected outputs and the manifest's tolerances;
-  // Run executes it off the UI thread and every output matches (as `lattice-cli check` finds).
-  QFETCH(QString, artifact);
-  QFETCH(QString, inputs);
-  QFETCH(QString, expected);
-  QFETCH(double, rtol);
-  QFETCH(double, atol);
-  ArtifactView view;
-  QVERIFY(openAndSettle(view, artifact));
-  ArtifactRunBar* bar = view.runBar();
-  const ArtifactRunRequest request = bar->request();
-  QCOMPARE(QFileInfo(request.inputsFile).canonicalFilePath(), QFileInfo(inputs).canonicalFilePath());
-  QCOMPARE(QFileInfo(request.expectedFile).canonicalFilePath(), QFileInfo(expected).canonicalFilePath());
-  QCOMPARE(request.rtol, rtol);
-  QCOMPARE(request.atol, atol);
-  QVERIFY(bar->result() == nullptr);
-
-  bar->run();
-  QVERIFY(bar->isRunning());
-  QVERIFY(waitFor([&] { return !bar->isRunning(); }));
-  const ArtifactRunResult* result = bar->result();
-  QVERIFY(result);
-  QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
-  QVERIFY(result->hasGolden());
-  for (const runtime::OutputCheck& c : result->checks)
-    QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.name + ": " + c.problem)));
-  // One time per op of the text (counted without the reader), each op ran.
-  const TextGraph text = readTextGraph(readText(artifact + QStringLiteral("/graph.mlir")));
-  QCOMPARE(int(result->opMs.size()), text.ops.size());
-  QVERIFY(std::all_of(result->opMs.begin(), result->opMs.end(), [](double ms) { return ms >= 0; }));
-
-  // Time overlay: the slowest op is red; Accuracy: the ops that make the outputs are not.
-  const ArtifactOpGraph& graph = *view.document()->opGraph;
-  bar->setOverlay(ArtifactOverlay::Time);
-  const int slowest = int(std::max_element(result->opMs.begin(), result->opMs.end()) - result->opMs.begin());
-  QCOMPARE(view.graphView()->nodeItem(graph.nodeOfOp(slowest))->style().fill, heatColor(1.0));
-  QVERIFY(view.overlayLegend()->isVisibleTo(&view));
-  bar->setOverlay(ArtifactOverlay::Accuracy);
-  for (int op : result->checkOps) {
-    if (op < 0) continue;
-    const QColor fill = view.graphView()->nodeItem(graph.nodeOfOp(op))->style().fill;
-    QVERIFY(fill == heatColor(0.0) || fill == heatColor(0.25));
-  }
-  bar->setOverlay(ArtifactOverlay::Categories);
-  QVERIFY(!view.overlayLegend()->isVisibleTo(&view));
-  QCOMPARE(view.graphView()->nodeItem(graph.nodeOfOp(slowest))->style().fill,
-           categoryStyle(graph.nodes()[std::size_t(graph.nodeOfOp(slowest))].category).fill);
-}
-
-void TestArtifactView::runAgainstTheWrongGoldenFails() {
-  // sparse_classifier's run checked against point_voxel's expected outputs: the output is
-  // missing there, the check fails, and the op that makes it turns red.
-  ArtifactView view;
-  QVERIFY(openAndSettle(view, expectedDir(QStringLiteral("sparse_classifier"))));
-  ArtifactRunBar* bar = view.runBar();
-  bar->setExpectedFile(modelsDir() + QStringLiteral("/point_voxel/expected.safetensors"));
-  bar->setOverlay(ArtifactOverlay::Accuracy);
-  QSignalSpy finished(bar, &ArtifactRunBar::finished);
-  bar->run();
-  QVERIFY(waitFor([&] { return !finished.isEmpty(); }));
-  const ArtifactRunResult* result = bar->result();
-  QVERIFY(result && result->error.isEmpty() && result->hasGolden());
-  QVERIFY(!result->allOk());
-  QVERIFY(!result->checks.front().problem.empty());
-  const int op = result->checkOps.front();
-  QVERIFY(op >= 0);
-  QCOMPARE(view.graphView()->nodeItem(view.document()->opGraph->nodeOfOp(op))->style().fill, heatColor(1.0));
-  QVERIFY(view.overlayLegend()->text().contains(QStringLiteral("outside")));
-
-  // Inputs that do not fit the ABI: the run fails with the binding's message, nothing crashes.
-  bar->setInputsFile(modelsDir() + QStringLiteral("/point_voxel/inputs.safetensors"));
-  bar->run();
-  QVERIFY(waitFor([&] { return finished.count() == 2; }));
-  QVERIFY(bar->result() && !bar->result()->error.isEmpty());
-
-  // Another artifact opened while a run goes on: that run's result is not shown for it.
-  bar->setInputsFile(QString());
-  bar->run();
-  QVERIFY(bar->isRunning());
-  const QString other = expectedDir(QStringLiteral("point_voxel"));
-  QVERIFY(openAndSettle(view, other));
-  QVERIFY(waitFor([&] { return !bar->isRunning(); }));
-  QVERIFY(bar->result() == nullptr);
-  QCOMPARE(bar->request().artifact, other);
 }
 
 void TestArtifactView::hugeArtifactTiming() {
