@@ -2,7 +2,7 @@
 #include "artifactview/ArtifactRun.h"
 
 #include "numeric/NumericOverlay.h"
-#include "runtime/RandomInputs.h"
+#include "numeric/NumericRun.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 
@@ -56,29 +56,16 @@ ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atom
   }
   const runtime::RuntimePlan& plan = rt->plan();
   total.store(static_cast<int>(plan.ops.size()));
+  NumericRun::InputChoice choice; // random points from the ABI, or the inputs file
+  choice.source = request.inputsFile.isEmpty() ? NumericRun::InputSource::Random : NumericRun::InputSource::File;
+  choice.file = request.inputsFile;
+  choice.points = request.points;
+  choice.seed = request.seed;
+  std::vector<NamedTensor> tensors;
   runtime::RuntimeInputs inputs;
-  if (request.inputsFile.isEmpty()) {
-    runtime::RandomInputOptions options;
-    options.points = request.points;
-    options.seed = request.seed;
-    Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
-    if (!tensors) {
-      result.error = toQ(tensors.message());
-      return result;
-    }
-    inputs.named = std::move(*tensors);
-  } else {
-    Expected<SafetensorsFile> file = SafetensorsFile::open(request.inputsFile.toStdString());
-    if (!file) {
-      result.error = toQ(file.message());
-      return result;
-    }
-    Expected<runtime::RuntimeInputs> bound = runtime::RuntimeInputs::fromFile(*file);
-    if (!bound) {
-      result.error = toQ(bound.message());
-      return result;
-    }
-    inputs = std::move(*bound);
+  if (QString problem = NumericRun::makeInputs(choice, nullptr, plan, tensors, &inputs); !problem.isEmpty()) {
+    result.error = problem;
+    return result;
   }
   std::optional<SafetensorsFile> expected;
   if (!request.expectedFile.isEmpty()) {

@@ -31,12 +31,9 @@ struct NumericRun::Prepared {
   std::unique_ptr<LoweredRun> run;
 };
 
-namespace {
-
-/// The inputs of `choice` for `plan` as tensors (what Save Inputs writes) and, when `bound` is
-/// given, as the runtime binds them; an error message on failure.
-QString makeInputs(const NumericRun::InputChoice& choice, const ArchiveRecordings* recordings,
-                   const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out, runtime::RuntimeInputs* bound) {
+QString NumericRun::makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
+                               const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
+                               runtime::RuntimeInputs* bound) {
   auto fromFile = [&](const SafetensorsFile& file) -> QString {
     out = file.tensors();
     if (!bound) return {};
@@ -69,7 +66,6 @@ QString makeInputs(const NumericRun::InputChoice& choice, const ArchiveRecording
   return {};
 }
 
-} // namespace
 
 /// Everything a prepare job reads, copied on the UI thread. The pointers stay valid while the job
 /// runs: the session announces any change to them (aboutToChange) and NumericRun waits for its

@@ -78,6 +78,12 @@ public:
   void setExpectedOutputs(const QString& file);
   /// What the golden is: "recorded activations", the expected file's name, or "".
   QString goldenDescription() const;
+  /// The inputs of `choice` for `plan` as tensors (what Save Inputs writes) and, when `bound` is
+  /// given, as the runtime binds them; an error message on failure. `recordings` serves a
+  /// Recorded choice (nullptr: none). Also the artifact run bar's inputs.
+  static QString makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
+                            const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
+                            runtime::RuntimeInputs* bound);
   /// Writes the chosen inputs as an inputs.safetensors (the runtime's naming). Errors as text.
   QString saveInputs(const QString& path);
   /// "1 000 random points (seed 0, batch 1)", "inputs.safetensors", "recorded inputs".
