@@ -37,6 +37,33 @@ void appendInt(std::string& out, std::int64_t v) {
   out.append(buffer, r.ptr);
 }
 
+/// `array<i64: a, b, c>`, formatted on the stack and appended at once.
+void appendI64Triple(std::string& out, const std::array<std::int64_t, 3>& t) {
+  constexpr std::string_view open = "array<i64: ";
+  char buffer[open.size() + 3 * 22 + 1];
+  char* p = std::copy(open.begin(), open.end(), buffer);
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) {
+      *p++ = ',';
+      *p++ = ' ';
+    }
+    p = std::to_chars(p, buffer + sizeof buffer, t[i]).ptr;
+  }
+  *p++ = '>';
+  out.append(buffer, p);
+}
+
+/// `#lattice.<mnemonic><` of an enum-like kind (built once per kind).
+std::string_view enumPrefix(SchemaAttrKind kind) {
+  static const auto prefixes = [] {
+    std::array<std::string, static_cast<std::size_t>(SchemaAttrKind::Packing) + 1> out;
+    for (std::size_t k = 0; k < out.size(); ++k)
+      out[k] = "#lattice." + std::string(schemaName(static_cast<SchemaAttrKind>(k))) + "<";
+    return out;
+  }();
+  return prefixes[static_cast<std::size_t>(kind)];
+}
+
 // The schema definition of an attribute kind (looked up once per kind).
 const SchemaAttrDef* attrDefOf(SchemaAttrKind kind) {
   static const auto defs = [] {
@@ -117,6 +144,15 @@ Status appendPacking(std::string& out, const PackingAttr& p) {
 }
 
 void appendDecimalFloat(std::string& out, double value) {
+  // A whole number prints as itself with ".0" (what the general path gives it; -0 prints "0.0").
+  if (std::fabs(value) < 1e15 && value == std::trunc(value)) {
+    char buffer[24];
+    char* p = std::to_chars(buffer, buffer + sizeof buffer - 2, static_cast<std::int64_t>(value)).ptr;
+    *p++ = '.';
+    *p++ = '0';
+    out.append(buffer, p);
+    return;
+  }
   // printf("%.12f") without printf: to_chars with a precision is correctly rounded from the exact
   // binary value (ties to even), as glibc's printf is. inf/nan follow the spec's table.
   char buffer[400]; // |v| <= DBL_MAX has 309 integer digits, + sign, '.', 12 decimals
@@ -249,9 +285,7 @@ Status appendStringAttr(std::string& out, SchemaAttrKind kind, std::string_view 
     known = known || v == s;
   if (!known)
     return makeError("unknown " + std::string(mnemonic) + " value '" + printableForMessage(s) + "'");
-  out += "#lattice.";
-  out += mnemonic;
-  out += '<';
+  out += enumPrefix(kind);
   out += s;
   out += '>';
   return {};
@@ -264,12 +298,7 @@ Status appendAttrValue(std::string& out, SchemaAttrKind kind, const AttrValue& v
   case SchemaAttrKind::I64Triple: {
     Expected<std::array<std::int64_t, 3>> t = i64Triple(value);
     if (!t) return t.error();
-    out += "array<i64: ";
-    for (int i = 0; i < 3; ++i) {
-      if (i > 0) out += ", ";
-      appendInt(out, (*t)[i]);
-    }
-    out += '>';
+    appendI64Triple(out, *t);
     return {};
   }
   case SchemaAttrKind::F64Triple: {

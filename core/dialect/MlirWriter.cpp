@@ -67,9 +67,12 @@ std::string opContext(const SchemaOp& schema, std::string_view firstStem) {
 }
 
 /// `%a, %b` of `ids` (anything with size() and operator[] giving ValueIds), appended to `out`.
+// Single characters go in with push_back (inline); only names, types and longer literals are
+// copied with append.
 template <typename Ids> void appendNames(std::string& out, const MlirModuleWriter& w, const Ids& ids) {
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    out += i > 0 ? ", %" : "%";
+    if (i > 0) (out += ',') += ' ';
+    out += '%';
     out += w.name(ids[i]);
   }
 }
@@ -77,7 +80,7 @@ template <typename Ids> void appendNames(std::string& out, const MlirModuleWrite
 /// `t1, t2` of `ids`, appended to `out`.
 template <typename Ids> void appendTypes(std::string& out, const MlirModuleWriter& w, const Ids& ids) {
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i > 0) out += ", ";
+    if (i > 0) (out += ',') += ' ';
     out += w.type(ids[i]);
   }
 }
@@ -139,17 +142,17 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
 
   // Result stems first: they name the op in every later message.
   const std::size_t resultCount = schema->results.size();
-  std::vector<std::string>& stems = m_resultStems;
-  stems.resize(resultCount);
+  std::vector<std::string>& stems = m_resultStems; // never shrinks: its strings keep their capacity
+  if (stems.size() < resultCount) stems.resize(resultCount);
   for (std::size_t i = 0; i < resultCount; ++i) {
     const bool given = i < record.resultStems.size() && !record.resultStems[i].empty();
     stems[i].assign(given ? record.resultStems[i] : schema->pythonName);
     std::replace(stems[i].begin(), stems[i].end(), '.', '_');
   }
-  const std::string_view firstStem = stems.empty() ? std::string_view() : std::string_view(stems[0]);
+  const std::string_view firstStem = resultCount == 0 ? std::string_view() : std::string_view(stems[0]);
   const auto context = [&] { return opContext(*schema, firstStem); };
-  for (const std::string& stem : stems) {
-    if (!isValidSsaName(stem)) return makeError(context() + ": invalid ssa name " + quoteName(stem));
+  for (std::size_t i = 0; i < resultCount; ++i) {
+    if (!isValidSsaName(stems[i])) return makeError(context() + ": invalid ssa name " + quoteName(stems[i]));
   }
   if (record.resultStems.size() > resultCount) {
     return makeError(context() + ": " + std::to_string(record.resultStems.size()) + " result names for " +
@@ -211,7 +214,7 @@ Expected<OpResults> MlirModuleWriter::addOp(const OpSpec& record) {
   line += schema->name;
   switch (schema->assembly) {
   case SchemaAssembly::Weight:
-    line += " @";
+    (line += ' ') += '@';
     line += record.symbol;
     line += ' ';
     line += m_attrDict;
@@ -269,9 +272,12 @@ Status MlirModuleWriter::renderAttributes(const SchemaOp& schema, Span<const Nam
       if (attr.required) return makeError(context() + ": missing required attribute '" + attr.name + "'");
       continue;
     }
-    dict += dict.empty() ? "{" : ", ";
+    if (dict.empty())
+      dict += '{';
+    else
+      (dict += ',') += ' ';
     dict += attr.name;
-    dict += " = ";
+    ((dict += ' ') += '=') += ' ';
     if (Status s = appendAttrValue(dict, attr.kind, given->value); !s)
       return makeError(context() + ": attribute '" + attr.name + "': " + s.message());
   }

@@ -13,13 +13,14 @@
 
 #include "dialect/DialectSchema.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
-#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -520,7 +521,7 @@ Status validateArtifactPayload(std::string_view mlirText,
   const std::vector<std::string> storageKeys = extractStorageKeys(mlirText);
   // One pass over the stored keys: a stored key backs a storage key equal to it or to one of its
   // prefixes ending before a '.' (`stem.weight` for `stem.weight.scales`).
-  std::unordered_map<std::string_view, bool> backed; // storage key -> has a tensor
+  absl::flat_hash_map<std::string_view, bool> backed; // storage key -> has a tensor
   backed.reserve(storageKeys.size());
   for (const std::string& key : storageKeys)
     backed.emplace(key, false);

@@ -183,7 +183,8 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
                                                               std::string_view layout) {
   std::string key = weightStorageKey(moduleName, parameter);
   // A quantized weight stored under `key` owns `key.weight` too.
-  if (m_weightIndex.count(key) || m_weightIndex.count(key + ".weight"))
+  m_keyScratch.assign(key).append(".weight");
+  if (m_weightIndex.count(key) || m_weightIndex.count(m_keyScratch))
     return makeError("duplicate exported weight key: " + key);
   Expected<std::string> dtype = artifactWeightDTypeName(tensor.dtype());
   if (!dtype) return dtype.error();
@@ -201,9 +202,11 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
   }
 
   const std::string symbol = safeValueName(key); // also the result's stem
-  const NamedAttr attributes[] = {{"storage_key", key}, {"layout", std::string(layout)}, {"packing", packing}};
+  // The key lends itself to the attribute for the call and is taken back for the weight list.
+  NamedAttr attributes[] = {{"storage_key", std::move(key)}, {"layout", std::string(layout)}, {"packing", packing}};
   const TypeText types[] = {weightType(family, *dtype)};
   Expected<OpResults> result = emitOp({"weight", {}, symbol, attributes, {&symbol, 1}, types});
+  key = std::move(std::get<std::string>(attributes[0].value));
   if (!result) return result.error();
   OpProvenance& record = m_provenance.back();
   record.firstWeight = static_cast<std::uint32_t>(m_weights.size());

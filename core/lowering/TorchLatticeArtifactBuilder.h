@@ -307,6 +307,7 @@ private:
   };
   absl::flat_hash_map<std::string_view, WeightSlot> m_weightIndex; // stored key -> slot
   StringArena m_weightKeys;                                        // m_weightIndex's keys
+  std::string m_keyScratch;                                        // registerWeight's `key.weight`
   ArtifactValuePtr m_current;
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)

@@ -7,13 +7,13 @@
 
 #include "tensor/Safetensors.h"
 
+#include <absl/container/flat_hash_map.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 
 #include <fcntl.h>
@@ -177,7 +177,7 @@ private:
   Header& m_header;
   int m_depth = 0;
   bool m_inMetadata = false;
-  std::unordered_map<std::string, std::size_t> m_seen; // top-level key -> position in values
+  absl::flat_hash_map<std::string, std::size_t> m_seen; // top-level key -> position in values
   Json* m_target = nullptr;       // the top-level value being built
   std::vector<Json*> m_stack;     // open containers below the root
   std::string m_key;              // the pending member key below the root

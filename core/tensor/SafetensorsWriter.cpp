@@ -6,6 +6,8 @@
 
 #include "tensor/Safetensors.h"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -13,7 +15,6 @@
 #include <limits>
 #include <memory>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 
 #include <fcntl.h>
@@ -153,7 +154,8 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 // The reader's invariants, checked before anything touches the disk.
 Status checkTensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
-  std::unordered_set<std::string_view> keys;
+  absl::flat_hash_set<std::string_view> keys;
+  keys.reserve(tensors.size());
   for (const NamedTensor& t : tensors) {
     if (t.key == "__metadata__")
       return makeError(path + ": tensor key '__metadata__' is reserved for metadata");

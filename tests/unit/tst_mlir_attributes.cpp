@@ -8,6 +8,9 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 #include <limits>
 
 using namespace lattice;
@@ -28,6 +31,7 @@ class TestMlirAttributes : public QObject {
 private Q_SLOTS:
   void decimalFloat_data();
   void decimalFloat();
+  void decimalFloatMatchesPrintf();
   void pythonRepr_data();
   void pythonRepr();
   void attrValues_data();
@@ -74,12 +78,39 @@ void TestMlirAttributes::decimalFloat_data() {
   QTest::newRow("fill -0.75") << -0.75 << "-0.75";
   QTest::newRow("3") << 3.0 << "3.0";
   QTest::newRow("-2") << -2.0 << "-2.0";
+  // Whole numbers up to 15 digits print without going through the 12-decimal form; 1e15 on.
+  QTest::newRow("999999999999999") << 999999999999999.0 << "999999999999999.0";
+  QTest::newRow("-123456789012345") << -123456789012345.0 << "-123456789012345.0";
+  QTest::newRow("1e15") << 1e15 << "1000000000000000.0";
+  QTest::newRow("2^53+2") << 9007199254740994.0 << "9007199254740994.0";
 }
 
 void TestMlirAttributes::decimalFloat() {
   QFETCH(double, value);
   QFETCH(QString, text);
   QCOMPARE(q(formatDecimalFloat(value)), text);
+}
+
+// A second method: glibc's printf("%.12f"), then rstrip('0') and rstrip('.') as the spec says,
+// over whole numbers on both sides of 1e15 and fractions of every size.
+void TestMlirAttributes::decimalFloatMatchesPrintf() {
+  std::vector<double> values;
+  for (double v = 1; v < 1e18; v *= 7)
+    for (double w : {v, v + 1, v - 1, v + 0.5, v / 3, v * 1e-9})
+      values.insert(values.end(), {w, -w});
+  int checked = 0;
+  for (double v : values) {
+    char buffer[512];
+    std::snprintf(buffer, sizeof buffer, "%.12f", v);
+    std::string expected = buffer;
+    while (!expected.empty() && expected.back() == '0') expected.pop_back();
+    while (!expected.empty() && expected.back() == '.') expected.pop_back();
+    if (expected.empty() || expected == "-0") expected = "0";
+    if (expected.find('.') == std::string::npos) expected += ".0";
+    QCOMPARE(q(formatDecimalFloat(v)), q(expected));
+    ++checked;
+  }
+  QVERIFY(checked > 100);
 }
 
 void TestMlirAttributes::pythonRepr_data() {
