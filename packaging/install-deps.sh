@@ -9,7 +9,7 @@ packages=(
   cmake g++ make ccache pkg-config
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
   libtorch-dev libopenblas0-pthread libabsl-dev libgraphviz-dev graphviz nlohmann-json3-dev
-  xvfb xauth python3 python3-torch
+  xvfb xauth python3 python3-torch python3-tqdm
   desktop-file-utils appstream dpkg-dev
 )
 # LATTICE_FUZZ=1: also clang and its libFuzzer runtime, for the -DLATTICE_BUILD_FUZZERS=ON build

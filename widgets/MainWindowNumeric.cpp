@@ -139,6 +139,10 @@ void MainWindow::onNumericStateChanged() {
         text += tr("; no golden: %1").arg(QString::fromStdString(check->warnings.front()));
       else if (check->withinTolerance())
         text += tr("; every node checked against %1 within tolerance").arg(m_numeric->goldenDescription());
+      else if (check->onlyKnownDifferences())
+        text += tr("; differs from %1 only where torch-lattice and mlx-lattice differ by design (first at %2)")
+                    .arg(m_numeric->goldenDescription(),
+                         QString::fromStdString(check->nodes[std::size_t(check->firstDifference)].ref.node));
       else
         text += tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
     }

@@ -9,7 +9,9 @@
 
 namespace lattice::cli {
 
-enum ExitCode { ExitOk = 0, ExitBadInput = 1, ExitUsage = 2 };
+/// 3: `check MODEL.ltfx` found differences only where torch-lattice and the artifact differ by
+/// design (TrainerDifferences.h); every other node matched.
+enum ExitCode { ExitOk = 0, ExitBadInput = 1, ExitUsage = 2, ExitKnownDifference = 3 };
 
 struct ParsedArgs {
   std::vector<std::string> positional;

@@ -4,7 +4,15 @@
 /// every value kept, and each FX node's value (the ArtifactValue the lowering interpreter gave the
 /// node, found by its SSA name in the run) is compared with the node's recorded activation, in
 /// graph order, which is the data flow. The first node whose relative L2 error exceeds the
-/// tolerance is where the artifact stops computing what PyTorch computed.
+/// tolerance is where the artifact stops computing what PyTorch computed, unless the difference
+/// is one that torch-lattice and the artifact (as mlx-lattice runs it) make by design
+/// (TrainerDifferences.h): such a node names the difference, and the nodes downstream of it that
+/// differ inherit it instead of being reported as divergent.
+///
+/// Recorded sparse coordinates are physical (fx-archive.md); a recording without
+/// `"coords": "physical"` in its metadata holds torch-lattice's own strided units and is read in
+/// those (ArchiveRecordings::physicalCoords). Sparse values are matched row by coordinate; when the
+/// two supports differ, the rows both have are still compared.
 
 #include "fx/Graph.h"
 #include "fx/Interpreter.h"
@@ -26,6 +34,9 @@ struct NodeValueRef {
   std::string node;
   std::string ssa;
   bool sparse = false;
+  /// The nearest FX nodes upstream of `node` that have artifact values (looking through nodes
+  /// that have none, such as a folded getitem): where a difference can come from.
+  std::vector<std::string> upstream;
 };
 
 /// The artifact values of every node of `graph` that `interpreter` (a finished lowering
@@ -37,13 +48,29 @@ std::vector<NodeValueRef> artifactValuesByNode(const fx::Graph& graph, const fx:
 /// One recorded value against the run.
 struct NodeCheck {
   NodeValueRef ref;
-  /// Why the values were not compared ("" when they were): no recorded value, a value the run
-  /// did not keep, shapes or supports that differ.
+  /// Why the values were not (all) compared ("" when they were): a value the run did not keep,
+  /// kinds or shapes that differ, supports that differ (then `divergence` covers the rows both
+  /// have).
   std::string problem;
+  /// Over every element, or over the rows both supports have (`commonRows`).
   runtime::Divergence divergence;
-  /// relL2 above the tolerance, or recorded but not comparable.
+  /// Sparse values: active rows of the run's value, of the recorded one, and in both; -1 dense.
+  std::int64_t rows = -1, recordedRows = -1, commonRows = -1;
+  /// The documented trainer/consumer difference this node's op is subject to, when its value
+  /// differs: a short rule id and the sentence a user reads. Empty otherwise.
+  std::string differenceRule;
+  std::string difference;
+  /// When this node differs only because an upstream node does by design: that node's name.
+  std::string inheritedFrom;
+  /// relL2 above the tolerance, non-finite values, or recorded but not (all) comparable.
   bool exceeds = false;
+
   bool compared() const { return problem.empty(); }
+  /// Exceeds, and a documented difference here or upstream accounts for it.
+  bool explained() const { return exceeds && (!difference.empty() || !inheritedFrom.empty()); }
+  /// The relative L2 error to show and colour by: over the compared elements, infinity when none
+  /// could be compared.
+  double shownError() const;
 };
 
 struct RecordingCheck {
@@ -51,17 +78,23 @@ struct RecordingCheck {
   /// In graph order: every artifact value that has a recording, and every recording whose node
   /// has no artifact value is left out (the lowering folded it away: getitem, attributes).
   std::vector<NodeCheck> nodes;
-  /// Index into `nodes` of the first value over the tolerance, -1 when none.
+  /// Index into `nodes` of the first value over the tolerance that no documented difference
+  /// explains, -1 when none.
   int firstDivergent = -1;
+  /// Index into `nodes` of the first node with a documented trainer/consumer difference, -1 none.
+  int firstDifference = -1;
   /// Recorded values of nodes that have an artifact value but a different kind or name layout.
   std::vector<std::string> warnings;
 
-  bool withinTolerance() const { return firstDivergent < 0; }
+  /// Every compared value within the tolerance, nothing left uncompared.
+  bool withinTolerance() const { return firstDivergent < 0 && firstDifference < 0; }
+  /// Nothing diverges but where a documented difference says it must.
+  bool onlyKnownDifferences() const { return firstDivergent < 0 && firstDifference >= 0; }
 };
 
 /// Compares `refs` (artifactValuesByNode) with `recordings`' activations, reading the values of
 /// `run` (a finished run started with keepValues). A recorded sparse value is matched row by
-/// coordinate (§10.6: equal active rows and coordinates after Morton sorting), a dense one element
+/// coordinate (§10.6: the same rows; when they differ, the rows both have), a dense one element
 /// by element.
 RecordingCheck checkAgainstRecording(const std::vector<NodeValueRef>& refs, const runtime::Runtime& run,
                                      const ArchiveRecordings& recordings, double tolerance);
@@ -70,8 +103,11 @@ RecordingCheck checkAgainstRecording(const std::vector<NodeValueRef>& refs, cons
 /// the first divergent node or "every recorded node within tolerance".
 std::string formatRecordingCheck(const RecordingCheck& check);
 
-/// {"tolerance", "nodes": [{name, node, ssa, max_abs, rel_l2, pearson, exceeds[, problem]}...],
-/// "first_divergent": {name, node, ssa, rel_l2} | null, "within_tolerance": bool}.
+/// {"tolerance", "nodes": [{name, node, ssa, compared, max_abs, rel_l2, pearson, exceeds[, problem]
+/// [, rows, recorded_rows, common_rows][, difference: {rule, text}][, inherited_from]}...],
+/// "first_divergent": {name, node, ssa, rel_l2, problem?} | null, "differences": [{node, rule,
+/// text}...], "within_tolerance": bool, "only_known_differences": bool}. rel_l2 is null where no
+/// element could be compared.
 nlohmann::json recordingCheckToJson(const RecordingCheck& check);
 
 } // namespace lattice

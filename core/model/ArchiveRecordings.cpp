@@ -115,6 +115,16 @@ ArchiveRecordingFiles findArchiveRecordings(const std::string& dir) {
   return files;
 }
 
+namespace {
+
+bool physicalCoords(const SafetensorsFile& file) {
+  for (const auto& [k, v] : file.metadata())
+    if (k == kRecordedCoordsKey) return v == kRecordedCoordsPhysical;
+  return false;
+}
+
+} // namespace
+
 Expected<ArchiveRecordings> readArchiveRecordings(const std::string& dir, const std::vector<std::string>& nodeNames) {
   ArchiveRecordings r;
   r.dir = dir;
@@ -123,11 +133,13 @@ Expected<ArchiveRecordings> readArchiveRecordings(const std::string& dir, const 
     Expected<SafetensorsFile> f = SafetensorsFile::open(joinPath(dir, kArchiveInputsFile));
     if (!f) return f.error();
     r.inputs = std::make_shared<const SafetensorsFile>(std::move(*f));
+    r.inputsPhysical = physicalCoords(*r.inputs);
   }
   if (!files.activations) return r;
   Expected<SafetensorsFile> f = SafetensorsFile::open(joinPath(dir, kArchiveActivationsFile));
   if (!f) return f.error();
   r.activations = std::make_shared<const SafetensorsFile>(std::move(*f));
+  r.activationsPhysical = physicalCoords(*r.activations);
 
   const std::string file = kArchiveActivationsFile;
   const std::unordered_set<std::string> nodes(nodeNames.begin(), nodeNames.end());

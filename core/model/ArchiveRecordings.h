@@ -21,6 +21,12 @@
 
 namespace lattice {
 
+/// The `__metadata__` entry that says recorded sparse coordinates are physical (each spatial
+/// column times the tensor's stride, as the artifact uses them): `"coords": "physical"`. Files
+/// without it were written by exporters that stored torch-lattice's own strided units.
+inline constexpr const char* kRecordedCoordsKey = "coords";
+inline constexpr const char* kRecordedCoordsPhysical = "physical";
+
 /// The file names inside an archive directory.
 inline constexpr const char* kArchiveInputsFile = "inputs.safetensors";
 inline constexpr const char* kArchiveActivationsFile = "activations.safetensors";
@@ -60,6 +66,11 @@ struct ArchiveRecordings {
   /// Node name → its recorded values (what valuesOf returns), for the values that passed the
   /// checks; filled by readArchiveRecordings.
   std::map<std::string, std::vector<RecordedValue>> byNode;
+
+  /// Whether each file's sparse coordinates are physical (see kRecordedCoordsKey); false for a
+  /// file of an older exporter, whose coordinates are in each tensor's own strided units.
+  bool inputsPhysical = true;
+  bool activationsPhysical = true;
 
   bool hasInputs() const { return inputs != nullptr; }
   bool hasActivations() const { return activations != nullptr; }

@@ -17,6 +17,8 @@ QColor heatColor(double t) {
   return QColor::fromHsvF(float((1.0 - t) / 3.0), 0.85f, 0.9f);
 }
 
+QColor knownDifferenceColor() { return QColor(0x9e, 0x9e, 0xe0); }
+
 double errorHeat(double relL2, double tolerance) {
   if (!(relL2 > 0.0)) return std::isnan(relL2) ? 1.0 : 0.0;
   return 0.5 + 0.5 * std::log10(relL2 / std::max(tolerance, 1e-30));
@@ -71,13 +73,21 @@ QHash<QString, QColor> overlayColours(OverlayMode mode, const NumericRun& run, c
   }
   const RecordingCheck* check = run.recordingCheck();
   if (!check) return colours;
+  // A node that differs only by design (here or upstream) is not coloured as an error.
+  QHash<QString, bool> byDesign;
   for (const NodeCheck& c : check->nodes) {
     const QString node = QString::fromStdString(c.ref.node);
-    const double error = c.problem.empty() ? c.divergence.relL2 : std::numeric_limits<double>::infinity();
-    values[node] = std::max(values.value(node, 0.0), error);
+    if (c.explained()) {
+      byDesign.insert(node, byDesign.value(node, true));
+      continue;
+    }
+    values[node] = std::max(values.value(node, 0.0), c.shownError());
+    if (c.exceeds) byDesign.insert(node, false);
   }
   const QHash<QString, double> all = withGroups(values, grouping, false);
   for (auto it = all.begin(); it != all.end(); ++it) colours.insert(it.key(), heatColor(errorHeat(*it, check->tolerance)));
+  for (auto it = byDesign.begin(); it != byDesign.end(); ++it)
+    if (*it) colours.insert(it.key(), knownDifferenceColor());
   return colours;
 }
 
@@ -94,9 +104,15 @@ QString overlayLegend(OverlayMode mode, const NumericRun& run) {
     if (!run.recordingCheck())
       return QObject::tr("Accuracy: no golden yet (run on the recorded inputs, or choose an expected-outputs "
                          "file in Debug ▸ Run Inputs…)");
-    return QObject::tr("Relative L2 vs %1: %2 ≤ %3 %4 %5 %6 ≥ %7 (groups: their worst)")
-        .arg(run.goldenDescription().toHtmlEscaped(), swatch(0.0), QLocale().toString(tol / 10, 'g', 2),
-             swatch(0.5), QLocale().toString(tol, 'g', 2), swatch(1.0), QLocale().toString(tol * 10, 'g', 2));
+    QString legend = QObject::tr("Relative L2 vs %1: %2 ≤ %3 %4 %5 %6 ≥ %7 (groups: their worst)")
+                         .arg(run.goldenDescription().toHtmlEscaped(), swatch(0.0),
+                              QLocale().toString(tol / 10, 'g', 2), swatch(0.5), QLocale().toString(tol, 'g', 2),
+                              swatch(1.0), QLocale().toString(tol * 10, 'g', 2));
+    if (run.recordingCheck()->firstDifference >= 0)
+      legend += QObject::tr("; <span style='color:%1'>■</span> torch-lattice and mlx-lattice differ by design "
+                            "(select the node to read how)")
+                    .arg(knownDifferenceColor().name());
+    return legend;
   }
   }
   return {};

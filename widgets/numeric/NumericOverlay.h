@@ -24,6 +24,9 @@ QColor heatColor(double t);
 /// The heat of a relative L2 error against a tolerance: 0.5 at the tolerance, 0 a decade below, 1 a
 /// decade above (log scale); 1 for a value that could not be compared (pass +inf).
 double errorHeat(double relL2, double tolerance);
+/// The accuracy overlay's colour for a node that differs from the recording only where
+/// torch-lattice and the artifact compute different things by design (TrainerDifferences.h).
+QColor knownDifferenceColor();
 
 /// The colour of every node (by name) and group (by path) that has a value. Time: t is the
 /// node's (group's) share of the slowest node's (group's) time. Accuracy: t = 0.5 at the

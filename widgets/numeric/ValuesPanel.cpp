@@ -12,6 +12,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include <variant>
 
 namespace lattice::studio {
@@ -88,11 +90,19 @@ void ValuesPanel::refresh() {
     for (const NodeCheck& c : check->nodes) {
       if (QString::fromStdString(c.ref.node) != node) continue;
       header += QStringLiteral(" · %1: ").arg(QString::fromStdString(c.ref.name).toHtmlEscaped());
-      header += c.problem.empty() ? tr("relative L2 %1, Pearson %2")
-                                        .arg(c.divergence.relL2, 0, 'g', 3)
-                                        .arg(c.divergence.pearson, 0, 'g', 4)
-                                  : QString::fromStdString(c.problem).toHtmlEscaped();
+      const bool measured = std::isfinite(c.shownError());
+      if (measured)
+        header += tr("relative L2 %1, Pearson %2").arg(c.divergence.relL2, 0, 'g', 3).arg(c.divergence.pearson, 0, 'g', 4);
+      if (!c.problem.empty())
+        header += (measured ? QStringLiteral(" (%1)") : QStringLiteral("%1"))
+                      .arg(QString::fromStdString(c.problem).toHtmlEscaped());
       if (c.exceeds) header += tr(" <span style='color:#c62828'>(over %1)</span>").arg(check->tolerance);
+      if (!c.difference.empty())
+        header += tr("<br><span style='color:#8a6d00'>Known difference (%1): %2</span>")
+                      .arg(QString::fromStdString(c.differenceRule), QString::fromStdString(c.difference).toHtmlEscaped());
+      else if (!c.inheritedFrom.empty())
+        header += tr("<br><span style='color:#8a6d00'>Follows from the known difference at %1</span>")
+                      .arg(QString::fromStdString(c.inheritedFrom).toHtmlEscaped());
     }
   }
   m_header->setText(header);
@@ -130,8 +140,7 @@ void ValuesPanel::refreshChart() {
   }
   std::vector<DataFlowChart::Point> points;
   for (const NodeCheck& c : check->nodes) {
-    points.emplace_back(QString::fromStdString(c.ref.name),
-                        c.problem.empty() ? c.divergence.relL2 : std::numeric_limits<double>::infinity());
+    points.emplace_back(QString::fromStdString(c.ref.name), c.shownError());
     m_chartNodes << QString::fromStdString(c.ref.node);
   }
   m_chart->setMessage(QString());

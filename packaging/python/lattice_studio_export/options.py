@@ -22,6 +22,12 @@ def is_sparse_tensor(value):
             and (hasattr(value, "feats") or hasattr(value, "features")))
 
 
+def sparse_stride(sparse, where):
+    """A SparseTensor's stride as a list of three positive ints (an int: the same on every axis)."""
+    stride = sparse.stride() if callable(sparse.stride) else sparse.stride
+    return _stride(stride, where)
+
+
 def _stride(value, where):
     if isinstance(value, torch.Tensor):
         value = value.tolist()
@@ -42,10 +48,9 @@ def input_spec(name, value, where):
         dtype = _SPARSE_DTYPES.get(feats.dtype)
         if dtype is None:
             raise ExportError("{}: sparse features must be float32 or float16, got {}".format(where, feats.dtype))
-        stride = value.stride() if callable(value.stride) else value.stride
         return {"name": name, "kind": "sparse", "dtype": dtype,
                 "channels": int(feats.shape[-1]) if feats.dim() == 2 else None,
-                "stride": _stride(stride, where)}
+                "stride": sparse_stride(value, where)}
     if isinstance(value, torch.Tensor):
         dtype = _DENSE_DTYPES.get(value.dtype)
         if dtype is None:

@@ -14,14 +14,18 @@ Names written:
 
 * ``inputs.safetensors``: one value per example input, as the artifact runtime names its inputs
   (lattice-artifact-validation.md §10, lowering.md §6.1 step 8): a sparse input ``x`` as
-  ``x_coords`` (int32, (n, 4), the SparseTensor's coords: physical, batch first), ``x_features``
-  and ``x_active`` (int32, (1,), n); a dense input under its parameter name.
+  ``x_coords`` (int32, (n, 4), batch first, physical coordinates), ``x_features`` and
+  ``x_active`` (int32, (1,), n); a dense input under its parameter name.
 * ``activations.safetensors``: a tensor node under its name, a sparse value as ``NAME.coords``,
   ``NAME.features``, ``NAME.active``, a tuple or list item by index (``NAME.0``, ``NAME.1.coords``,
   ...). Placeholders, ``get_attr`` nodes and the ``output`` node are nodes too. None, numbers,
   shapes, strings and dicts are not stored.
 
-Both files carry ``{"producer", "torch", "device"}`` as ``__metadata__``. Recording refuses a model
+Coordinates are written in physical units, as the artifact and its runtime use them: torch-lattice
+keeps a SparseTensor of stride s in its own units (physical / s), so each spatial column is
+multiplied by the tensor's stride (batch column unchanged). Both files carry ``{"producer",
+"torch", "device", "coords": "physical"}`` as ``__metadata__``; a reader meeting a file without
+``"coords"`` knows it was written before this rule (coordinates in each tensor's own units). Recording refuses a model
 with a module in training mode: running it would update batch-norm statistics or draw dropout
 masks, so the model would change and the values would not be what the artifact computes.
 """
@@ -35,13 +39,16 @@ import torch
 import torch.fx
 
 from .errors import ExportError
-from .options import is_sparse_tensor
+from .options import is_sparse_tensor, sparse_stride
 from .tracing import describe_path, has_lattice_lowering
 
 INPUTS_FILE = "inputs.safetensors"
 ACTIVATIONS_FILE = "activations.safetensors"
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+# The ``__metadata__`` value of ``"coords"``: recorded coordinates are physical (see above).
+COORDS_UNITS = "physical"
 
 
 def safe_value_name(name):
@@ -212,15 +219,20 @@ def _snapshot(tensor, where):
 
 
 def _coords(sparse, where):
+    """The SparseTensor's coords in physical units (each spatial column times the stride), int32."""
     coords = sparse.coords
     if not isinstance(coords, torch.Tensor) or coords.dim() != 2 or coords.shape[1] != 4:
         raise ExportError("{}: sparse coords must be an (n, 4) tensor (batch, x, y, z), got {}".format(
             where, tuple(coords.shape) if isinstance(coords, torch.Tensor) else type(coords).__qualname__))
     if coords.dtype.is_floating_point or coords.dtype == torch.bool or coords.is_complex():
         raise ExportError("{}: sparse coords must be integers, got {}".format(where, coords.dtype))
+    stride = sparse_stride(sparse, where)
+    coords = _snapshot(coords, where).to(torch.int64)
+    coords[:, 1:] *= torch.tensor(stride, dtype=torch.int64)
     if coords.numel() and (int(coords.min()) < _INT32_MIN or int(coords.max()) > _INT32_MAX):
-        raise ExportError("{}: sparse coords do not fit in int32".format(where))
-    return _snapshot(coords, where).to(torch.int32)
+        raise ExportError("{}: sparse coords (physical: times the stride {}) do not fit in int32".format(
+            where, tuple(stride)))
+    return coords.to(torch.int32)
 
 
 def _sparse_parts(sparse, where):
@@ -340,5 +352,5 @@ def record(model, example_inputs, specs, graphs, producer):
                 type(error).__name__, _first_line(error))) from error
         raise ExportError(recorder.failure) from error
     metadata = {"producer": producer, "torch": str(torch.__version__),
-                "device": _device(model, positional + list(keyword.values()))}
+                "device": _device(model, positional + list(keyword.values())), "coords": COORDS_UNITS}
     return input_tensors(example_inputs, specs), activations, metadata

@@ -454,8 +454,9 @@ class Recordings(unittest.TestCase):
                 self.assertEqual(a.read(), b.read(), name)
         for name in ("inputs.safetensors", "activations.safetensors"):
             metadata, _ = read_safetensors(os.path.join(first, name))
+            # "coords": "physical": recorded sparse coordinates are in the artifact's units (docs/spec-notes.md).
             self.assertEqual(metadata, {"producer": "lattice_studio_export 0.1.0", "torch": torch.__version__,
-                                        "device": "cpu"})
+                                        "device": "cpu", "coords": "physical"})
 
     def test_without_the_flag_nothing_changes(self):
         model = seeded(TwoHeads)
