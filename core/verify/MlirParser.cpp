@@ -220,7 +220,6 @@ std::vector<ArtifactValueUse> MlirParserImpl::parseOperandList() {
 
 ArtifactOp MlirParserImpl::parseOp() {
   ArtifactOp op;
-  op.loc = m_tok.loc;
   if (m_tok.is(TokenKind::PercentIdent)) {
     while (true) {
       const Token t = expect(TokenKind::PercentIdent, "SSA result name");
@@ -252,8 +251,9 @@ ArtifactOp MlirParserImpl::parseOp() {
     expect(TokenKind::Equal, "'='");
   }
   if (m_tok.is(TokenKind::String)) fail(m_tok.loc, "the generic operation form is not supported");
+  // MLIR locates a custom-format op at its name, where its diagnostics point.
   op.nameLoc = m_tok.loc;
-  if (op.results.empty()) op.loc = m_tok.loc;
+  op.loc = m_tok.loc;
   op.name = std::string(expect(TokenKind::BareIdent, "operation name").text);
   constexpr std::string_view prefix = "lattice.";
   if (std::string_view(op.name).substr(0, prefix.size()) == prefix) {
@@ -268,7 +268,7 @@ ArtifactOp MlirParserImpl::parseOp() {
 
 void MlirParserImpl::bindResultTypes(ArtifactOp& op, std::vector<ArtifactType> types, SourceLoc typeLoc) {
   if (types.size() != op.results.size())
-    fail(op.results.empty() ? typeLoc : op.loc, "operation defines " + std::to_string(types.size()) +
+    fail(op.results.empty() ? typeLoc : op.results.front().loc, "operation defines " + std::to_string(types.size()) +
                                                     " results but was provided " +
                                                     std::to_string(op.results.size()) + " to bind");
   for (std::size_t i = 0; i < types.size(); ++i)
