@@ -137,8 +137,8 @@ struct ArtifactValueDef {
 struct ArtifactOp {
   /// Full op name as written: `lattice.conv3d`, `func.call`.
   std::string name;
-  /// Start of the op (its first result, or its name when it has none): where the verifier
-  /// reports op errors, like MLIR.
+  /// The op's location: its name, where MLIR locates a custom-format op and reports its
+  /// errors (`%out = lattice.conv3d ...` is at `lattice.conv3d`).
   SourceLoc loc;
   SourceLoc nameLoc;
   /// The schema op for `lattice.*` ops (never null for them: unknown ones do not parse);

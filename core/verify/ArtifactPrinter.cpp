@@ -96,9 +96,39 @@ std::string resultTypeList(const std::vector<ArtifactValueDef>& results) {
   return results.size() == 1 ? list : "(" + list + ")";
 }
 
+// `name#index` when `def` is a member of a result group (`%0:3` defines `0#0`, `0#1`, `0#2`).
+bool groupMember(const std::string& name, std::string_view& group, std::size_t& index) {
+  const std::size_t hash = name.rfind('#');
+  if (hash == std::string::npos || hash + 1 == name.size()) return false;
+  index = 0;
+  for (std::size_t i = hash + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    index = index * 10 + std::size_t(name[i] - '0');
+  }
+  group = std::string_view(name).substr(0, hash);
+  return true;
+}
+
 std::string resultPrefix(const ArtifactOp& op) {
   if (op.results.empty()) return "";
-  return joined(op.results, [](const ArtifactValueDef& r) { return "%" + r.name; }) + " = ";
+  std::string out;
+  for (std::size_t i = 0; i < op.results.size();) {
+    if (i) out += ", ";
+    std::string_view group;
+    std::size_t index = 0;
+    if (!groupMember(op.results[i].name, group, index) || index != 0) {
+      out += "%" + op.results[i].name;
+      ++i;
+      continue;
+    }
+    // A run `G#0, G#1, ..., G#k-1` prints as the group `%G:k`.
+    std::size_t n = 1;
+    for (std::string_view g; i + n < op.results.size(); ++n)
+      if (!groupMember(op.results[i + n].name, g, index) || g != group || index != n) break;
+    out += "%" + std::string(group) + ":" + std::to_string(n);
+    i += n;
+  }
+  return out + " = ";
 }
 
 std::string operandList(const std::vector<ArtifactValueUse>& operands) {

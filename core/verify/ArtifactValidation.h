@@ -20,7 +20,8 @@ namespace lattice {
 struct ArtifactValidation {
   /// The parsed graph (absent when graph.mlir is missing or does not parse).
   std::optional<ArtifactGraph> graph;
-  /// Every diagnostic, graph ones in source order, then those of the weights file.
+  /// Every diagnostic: the graph's in verifyArtifactGraph's order (the reference's first error
+  /// first, then source order), then those of the weights file.
   std::vector<Diagnostic> diagnostics;
   /// True when weights.safetensors was read and checked against the graph.
   bool weightsChecked = false;

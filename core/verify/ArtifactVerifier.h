@@ -3,7 +3,12 @@
 /// without running the graph, over a parsed ArtifactGraph and (optionally) its
 /// weights.safetensors. Unlike the reference, which stops at the first failure, it reports every
 /// error it finds; checks whose inputs are already reported broken are skipped, so one mistake
-/// gives one diagnostic.
+/// gives one diagnostic. The first diagnostic of verifyArtifactGraph is the one the reference
+/// (`lattice-opt --lattice-verify-artifact`) reports first: parse-level problems, then the op
+/// verifiers in op order (inside an op ODS's order: missing attributes by name, attribute
+/// constraints, operand types, result types, then the custom rules), then the contract rules
+/// M1-M17 in rule order; the others follow in source order. Op errors are located at the op's
+/// name, as MLIR locates a custom-format op.
 ///
 /// Rule classes and where they are reported (messages are the spec's, prefixed for ops with
 /// `'lattice.X' op ` as MLIR does):
@@ -13,8 +18,9 @@
 ///    kinds: at the op.
 ///  - V (sec. 5): the per-op custom verifiers with their exact messages: at the op.
 ///  - M (sec. 6): module attributes, IR version, schema digest, weight file, the single
-///    `@forward` entry, ABI names and roles, lattice-only body: at the module, attribute,
-///    function or op.
+///    `@forward` entry, ABI names and roles, lattice-only body: at the module, the attribute
+///    whose value is wrong, the extra function, the entry's name, or the op (the reference
+///    reports some of these at `module` or `func.func`).
 ///  - R (sec. 7) where it adds to the above: unknown attributes (R12), `coord_order` values
 ///    (R13): at the op.
 ///  - Weights (sec. 2 IO6, sec. 8 X1-X5, X8; format sec. 11, 13): storage keys present, no

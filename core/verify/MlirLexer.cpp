@@ -183,6 +183,12 @@ Token MlirLexer::next() {
   case '^':
     return lexIdentifierTail(TokenKind::CaretIdent, start, loc, true);
   case '#':
+    // `#1` after an SSA name selects a result of a group (`%0#1`); otherwise an attribute name.
+    if (m_pos < m_buffer.size() && isDigit(m_buffer[m_pos])) {
+      while (m_pos < m_buffer.size() && isDigit(m_buffer[m_pos]))
+        ++m_pos;
+      return make(TokenKind::HashIdent, start, loc);
+    }
     return lexIdentifierTail(TokenKind::HashIdent, start, loc, false);
   case '!':
     return lexIdentifierTail(TokenKind::BangIdent, start, loc, false);

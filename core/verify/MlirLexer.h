@@ -18,7 +18,7 @@ enum class TokenKind {
   BareIdent,    ///< `module`, `lattice.conv3d`, `f32`, `x4xi32`
   PercentIdent, ///< `%name` (text without `%`)
   AtIdent,      ///< `@name` (text without `@`; a quoted symbol is in Token::string)
-  HashIdent,    ///< `#lattice.pool_mode` (text without `#`)
+  HashIdent,    ///< `#lattice.pool_mode`, or `#1` selecting a result of a group (text with `#`)
   BangIdent,    ///< `!lattice.weight` (text without `!`)
   CaretIdent,   ///< `^bb0` (text without `^`)
   String,       ///< `"..."` (text with quotes; Token::string unescaped)

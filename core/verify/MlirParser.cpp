@@ -2,12 +2,15 @@
 // dictionary, `func.func` signatures and bodies, ops in the three lattice assembly styles plus
 // a generic form for foreign ops (`func.call @f(%x) : (T) -> T`, which the verifier then rejects
 // with rule M17), and `return`. Types and attribute values are in MlirParserValues.cpp.
-// Deliberately not supported: MLIR's generic `"op"(...)` syntax, regions inside ops, result
-// groups (`%r:3`), attribute aliases and dialects other than `lattice`, `func` and builtin.
+// MLIR's printed form is read too: result groups (`%0:3 = ...`, used as `%0#1`) and lattice
+// types without their `!lattice.` prefix where the op's assembly implies them (MlirParserValues).
+// Deliberately not supported: MLIR's generic `"op"(...)` syntax, regions inside ops, attribute
+// aliases and dialects other than `lattice`, `func` and builtin.
 
 #include "verify/MlirParser.h"
 #include "verify/MlirParserImpl.h"
 
+#include <algorithm>
 #include <fstream>
 #include <new>
 #include <sys/stat.h>
@@ -88,6 +91,7 @@ ArtifactGraph MlirParserImpl::parseFile() {
 }
 
 ArtifactFunction MlirParserImpl::parseFunction() {
+  m_groups.clear(); // result groups are named per function body
   ArtifactFunction f;
   f.loc = m_tok.loc;
   consume(); // func.func
@@ -190,12 +194,25 @@ void MlirParserImpl::parseReturn(ArtifactFunction& f) {
   f.ret = std::move(r);
 }
 
+ArtifactValueUse MlirParserImpl::parseValueUse() {
+  const Token t = expect(TokenKind::PercentIdent, "SSA operand");
+  ArtifactValueUse use{std::string(t.text.substr(1)), t.loc};
+  if (m_tok.is(TokenKind::HashIdent) && m_tok.text.size() > 1 && m_tok.text[1] >= '0' && m_tok.text[1] <= '9') {
+    // `%0#1`: result 1 of the group `%0:N` (the name keeps the `#1`, as the group defined it).
+    if (m_tok.text.size() > 10) fail(m_tok.loc, "result number is too large");
+    use.name += std::string(m_tok.text);
+    consume();
+  } else if (m_groups.count(use.name)) {
+    use.name += "#0"; // a group's name alone is its first result
+  }
+  return use;
+}
+
 std::vector<ArtifactValueUse> MlirParserImpl::parseOperandList() {
   std::vector<ArtifactValueUse> operands;
   if (!m_tok.is(TokenKind::PercentIdent)) return operands;
   while (true) {
-    const Token t = expect(TokenKind::PercentIdent, "SSA operand");
-    operands.push_back({std::string(t.text.substr(1)), t.loc});
+    operands.push_back(parseValueUse());
     if (!consumeIf(TokenKind::Comma)) break;
   }
   return operands;
@@ -203,21 +220,40 @@ std::vector<ArtifactValueUse> MlirParserImpl::parseOperandList() {
 
 ArtifactOp MlirParserImpl::parseOp() {
   ArtifactOp op;
-  op.loc = m_tok.loc;
   if (m_tok.is(TokenKind::PercentIdent)) {
     while (true) {
       const Token t = expect(TokenKind::PercentIdent, "SSA result name");
       ArtifactValueDef def;
       def.name = std::string(t.text.substr(1));
       def.loc = t.loc;
-      op.results.push_back(std::move(def));
+      if (consumeIf(TokenKind::Colon)) {
+        // `%0:3`: a group of three results, defined as `%0#0`, `%0#1`, `%0#2` (MLIR's printed form).
+        const Token count = expect(TokenKind::Integer, "result group size");
+        std::size_t n = 0;
+        for (char c : count.text) {
+          if (c < '0' || c > '9') fail(count.loc, "expected decimal result group size");
+          n = std::min<std::size_t>(n * 10 + std::size_t(c - '0'), kMaxResults + 1);
+        }
+        if (n == 0) fail(count.loc, "expected named operation to have at least 1 result");
+        if (n + op.results.size() > kMaxResults)
+          fail(count.loc, "result group is too large (more than " + std::to_string(kMaxResults) + " results)");
+        m_groups.insert(def.name);
+        for (std::uint64_t i = 0; i < n; ++i) {
+          ArtifactValueDef member = def;
+          member.name += "#" + std::to_string(i);
+          op.results.push_back(std::move(member));
+        }
+      } else {
+        op.results.push_back(std::move(def));
+      }
       if (!consumeIf(TokenKind::Comma)) break;
     }
     expect(TokenKind::Equal, "'='");
   }
   if (m_tok.is(TokenKind::String)) fail(m_tok.loc, "the generic operation form is not supported");
+  // MLIR locates a custom-format op at its name, where its diagnostics point.
   op.nameLoc = m_tok.loc;
-  if (op.results.empty()) op.loc = m_tok.loc;
+  op.loc = m_tok.loc;
   op.name = std::string(expect(TokenKind::BareIdent, "operation name").text);
   constexpr std::string_view prefix = "lattice.";
   if (std::string_view(op.name).substr(0, prefix.size()) == prefix) {
@@ -232,7 +268,7 @@ ArtifactOp MlirParserImpl::parseOp() {
 
 void MlirParserImpl::bindResultTypes(ArtifactOp& op, std::vector<ArtifactType> types, SourceLoc typeLoc) {
   if (types.size() != op.results.size())
-    fail(op.results.empty() ? typeLoc : op.loc, "operation defines " + std::to_string(types.size()) +
+    fail(op.results.empty() ? typeLoc : op.results.front().loc, "operation defines " + std::to_string(types.size()) +
                                                     " results but was provided " +
                                                     std::to_string(op.results.size()) + " to bind");
   for (std::size_t i = 0; i < types.size(); ++i)
@@ -249,15 +285,14 @@ void MlirParserImpl::parseLatticeOpTail(ArtifactOp& op) {
     op.attributes = parseAttrDict();
     expect(TokenKind::Colon, "':'");
     const SourceLoc typeLoc = m_tok.loc;
-    bindResultTypes(op, {parseType()}, typeLoc);
+    bindResultTypes(op, {parseImpliedType(ArtifactType::Kind::Weight)}, typeLoc);
     return;
   }
   case SchemaAssembly::Decompose: {
-    const Token input = expect(TokenKind::PercentIdent, "SSA operand");
-    op.operands.push_back({std::string(input.text.substr(1)), input.loc});
+    op.operands.push_back(parseValueUse());
     if (m_tok.is(TokenKind::LBrace)) op.attributes = parseAttrDict();
     expect(TokenKind::Colon, "':'");
-    op.operandTypes.push_back(parseType());
+    op.operandTypes.push_back(parseImpliedType(ArtifactType::Kind::SparseTensor));
     expect(TokenKind::Arrow, "'->'");
     const SourceLoc typeLoc = m_tok.loc;
     if (!m_tok.is(TokenKind::LParen)) failHere("'('");

@@ -2,7 +2,9 @@
 /// \file The artifact reader: parses `graph.mlir` text (the writer's one-line form and free
 /// hand-written layouts: any whitespace and line breaks between tokens, `//` comments, quoted
 /// keywords, attributes in any order) into an ArtifactGraph (lattice-artifact-format.md sec.
-/// 10). Parse errors (class P of lattice-artifact-validation.md sec. 3) stop at the first one,
+/// 10). It also reads what MLIR tools print back: result groups (`%0:3`, `%0#1`) and the lattice
+/// types without `!lattice.` where the op implies them (`lattice.weight`'s result,
+/// `lattice.sparse.decompose`'s operand). Parse errors (class P of lattice-artifact-validation.md sec. 3) stop at the first one,
 /// like MLIR; everything else (ODS, op and module rules) is left to the verifier.
 ///
 /// Robustness: input size and nesting depth are bounded (ReaderLimits); memory is linear in the

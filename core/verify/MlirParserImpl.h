@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace lattice::detail {
@@ -38,6 +39,9 @@ public:
 
   // --- types and attribute values (MlirParserValues.cpp) ------------------------------------
   ArtifactType parseType();
+  /// A type that the op's assembly implies to be `kind` (a lattice type): the full
+  /// `!lattice.weight<...>` or, as MLIR prints it, just the parameters `<...>`.
+  ArtifactType parseImpliedType(ArtifactType::Kind kind);
   /// `(T, T) -> ...`'s parenthesized list, the `(` being the current token.
   std::vector<ArtifactType> parseTypeListParens();
   ArtifactAttrValue parseAttrValue();
@@ -59,6 +63,8 @@ private:
   ArtifactOp parseOp();
   void parseLatticeOpTail(ArtifactOp& op);
   void parseForeignOpTail(ArtifactOp& op);
+  /// `%name` or `%group#N`.
+  ArtifactValueUse parseValueUse();
   std::vector<ArtifactValueUse> parseOperandList();
   void parseReturn(ArtifactFunction& function);
   void bindResultTypes(ArtifactOp& op, std::vector<ArtifactType> types, SourceLoc typeLoc);
@@ -74,6 +80,10 @@ private:
   ReaderLimits m_limits;
   Token m_tok;
   unsigned m_depth = 0;
+  /// Most results one op may define (a group `%0:N` is expanded into N definitions).
+  static constexpr std::size_t kMaxResults = 4096;
+  /// Names of the result groups (`%0:3`) defined so far in the current function.
+  std::unordered_set<std::string> m_groups;
 };
 
 /// A token's text shortened for messages.

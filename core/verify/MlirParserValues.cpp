@@ -122,6 +122,15 @@ ArtifactType MlirParserImpl::parseType() {
   failHere("type");
 }
 
+ArtifactType MlirParserImpl::parseImpliedType(ArtifactType::Kind kind) {
+  if (!m_tok.is(TokenKind::Less)) return parseType();
+  // MLIR prints a dialect type in its own dialect's op without the `!lattice.mnemonic` prefix
+  // where the op's assembly names the type class (`type($result)` of a TypeDef constraint).
+  Nest nest(*this);
+  const SourceLoc loc = m_tok.loc;
+  return kind == ArtifactType::Kind::Weight ? parseWeightType(loc) : parseSparseTensorType(loc);
+}
+
 ArtifactType MlirParserImpl::parseTensorType(SourceLoc loc) {
   expect(TokenKind::Less, "'<'");
   ArtifactType t;

@@ -11,22 +11,59 @@
 
 namespace lattice::detail {
 
-/// Collects diagnostics for one file.
+/// Where the reference consumer (`lattice-opt --lattice-verify-artifact`: MLIR's parser, the
+/// module's op verifiers, then the artifact contract pass, each stopping at its first error)
+/// would report a diagnostic. verifyArtifactGraph puts the one it reports first in front.
+enum class ReferenceStage : unsigned char {
+  Parse,    ///< MLIR's parser: SSA names defined once and before use, the types of uses
+  Verifier, ///< op verifiers in op order: ODS invariants, custom verify, `func.return`
+  Contract, ///< verifyArtifactContract, rules M1-M17 in rule order
+  Beyond,   ///< rules only the runtime plan or execution applies (R, X, weights)
+};
+
+/// Collects diagnostics for one file, each with the reference stage current when it was added.
 class DiagnosticSink {
 public:
   DiagnosticSink(std::string file, std::vector<Diagnostic>& out) : m_file(std::move(file)), m_out(out) {}
 
-  void error(SourceLoc loc, std::string message) {
-    m_out.push_back({m_file, loc, Severity::Error, std::move(message)});
-  }
-  void note(SourceLoc loc, std::string message) {
-    m_out.push_back({m_file, loc, Severity::Note, std::move(message)});
-  }
+  void error(SourceLoc loc, std::string message) { add(loc, Severity::Error, std::move(message)); }
+  void note(SourceLoc loc, std::string message) { add(loc, Severity::Note, std::move(message)); }
   const std::string& file() const { return m_file; }
 
+  void setStage(ReferenceStage stage) { m_stage = stage; }
+  ReferenceStage stage() const { return m_stage; }
+  /// The stage of the diagnostic at `index` of the output vector (the sink is its only writer
+  /// from construction on).
+  ReferenceStage stageOf(std::size_t index) const {
+    return index >= m_base && index - m_base < m_stages.size() ? m_stages[index - m_base] : ReferenceStage::Beyond;
+  }
+
 private:
+  void add(SourceLoc loc, Severity severity, std::string message) {
+    m_stages.push_back(m_stage);
+    m_out.push_back({m_file, loc, severity, std::move(message)});
+  }
+
   std::string m_file;
   std::vector<Diagnostic>& m_out;
+  std::size_t m_base = m_out.size();
+  ReferenceStage m_stage = ReferenceStage::Beyond;
+  std::vector<ReferenceStage> m_stages;
+};
+
+/// Scoped stage change of a sink.
+class StageScope {
+public:
+  StageScope(DiagnosticSink& sink, ReferenceStage stage) : m_sink(sink), m_saved(sink.stage()) {
+    sink.setStage(stage);
+  }
+  ~StageScope() { m_sink.setStage(m_saved); }
+  StageScope(const StageScope&) = delete;
+  StageScope& operator=(const StageScope&) = delete;
+
+private:
+  DiagnosticSink& m_sink;
+  ReferenceStage m_saved;
 };
 
 /// One lattice op under verification: its operands by schema name (optional operands are the
@@ -35,6 +72,8 @@ private:
 class OpContext {
 public:
   OpContext(const ArtifactOp& op, DiagnosticSink& sink);
+
+  DiagnosticSink& sink() { return m_sink; }
 
   const ArtifactOp& op() const { return m_op; }
   /// The written type of operand `name`, or nullptr when absent (or the count is off).

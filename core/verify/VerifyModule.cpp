@@ -14,6 +14,8 @@ namespace lattice {
 namespace {
 
 using detail::DiagnosticSink;
+using detail::ReferenceStage;
+using detail::StageScope;
 
 void verifyModuleScalars(const ArtifactGraph& g, DiagnosticSink& sink) {
   const std::string digest(kDialectSchemaDigest);
@@ -143,6 +145,7 @@ void verifyDataflow(const ArtifactFunction& f, DiagnosticSink& sink) {
   if (!f.hasBody) return;
   for (std::size_t i = 0; i < f.ret.operands.size(); ++i)
     use(f.ret.operands[i], i < f.ret.types.size() ? &f.ret.types[i] : nullptr);
+  StageScope stage(sink, ReferenceStage::Verifier); // func.return's own verifier
   if (f.ret.types.size() != f.resultTypes.size()) {
     sink.error(f.ret.loc, "'func.return' op has " + std::to_string(f.ret.types.size()) +
                               " operands, but enclosing function (@" + f.name + ") returns " +
@@ -156,29 +159,63 @@ void verifyDataflow(const ArtifactFunction& f, DiagnosticSink& sink) {
                                 f.resultTypes[i].str() + "') in function @" + f.name);
 }
 
+// The diagnostics in source order, so a reader sees the file top to bottom, except that the one
+// the reference consumer reports first comes first: the earliest stage (parser, op verifiers,
+// contract pass); within the parser and the op verifiers the first in source order (ops are
+// verified in order), within the contract the first in rule order (the order they were added).
+std::vector<Diagnostic> referenceOrder(std::vector<Diagnostic> out, const DiagnosticSink& sink) {
+  std::vector<std::size_t> order(out.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (out[a].loc.line != out[b].loc.line) return out[a].loc.line < out[b].loc.line;
+    return out[a].loc.column < out[b].loc.column;
+  });
+  std::size_t first = order.size();
+  std::pair<ReferenceStage, std::size_t> best{ReferenceStage::Beyond, 0};
+  for (std::size_t p = 0; p < order.size(); ++p) {
+    if (out[order[p]].severity != Severity::Error) continue;
+    const ReferenceStage stage = sink.stageOf(order[p]);
+    const std::pair<ReferenceStage, std::size_t> key{stage, stage == ReferenceStage::Contract ? order[p] : p};
+    if (first == order.size() || key < best) {
+      first = p;
+      best = key;
+    }
+  }
+  std::vector<Diagnostic> sorted;
+  sorted.reserve(out.size());
+  if (first < order.size()) sorted.push_back(std::move(out[order[first]]));
+  for (std::size_t p = 0; p < order.size(); ++p)
+    if (p != first) sorted.push_back(std::move(out[order[p]]));
+  return sorted;
+}
+
 } // namespace
 
 std::vector<Diagnostic> verifyArtifactGraph(const ArtifactGraph& graph) {
   std::vector<Diagnostic> out;
   DiagnosticSink sink(graph.fileName, out);
-  verifyModuleScalars(graph, sink);
-  verifyEntry(graph, sink);
+  {
+    StageScope stage(sink, ReferenceStage::Contract);
+    verifyModuleScalars(graph, sink);
+    verifyEntry(graph, sink);
+  }
   for (const ArtifactFunction& f : graph.functions) {
-    verifyDataflow(f, sink);
+    {
+      StageScope stage(sink, ReferenceStage::Parse);
+      verifyDataflow(f, sink);
+    }
     for (const ArtifactOp& op : f.ops) {
       if (!op.isLattice()) continue;
+      StageScope stage(sink, ReferenceStage::Verifier);
       detail::OpContext ctx(op, sink);
       detail::verifyOpSignature(ctx);
       detail::verifyOpRules(ctx);
     }
+    StageScope stage(sink, ReferenceStage::Beyond);
     detail::verifyStrides(f, sink);
   }
-  // Report in source order, so a reader sees the file top to bottom.
-  std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    if (a.loc.line != b.loc.line) return a.loc.line < b.loc.line;
-    return a.loc.column < b.loc.column;
-  });
-  return out;
+  return referenceOrder(std::move(out), sink);
 }
 
 } // namespace lattice

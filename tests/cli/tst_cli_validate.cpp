@@ -57,27 +57,27 @@ private Q_SLOTS:
     QTest::addColumn<QString>("diagnostic");
     QTest::newRow("activation_bad_kind") << "activation_bad_kind"
                                          << "activation kind is part of the stable ABI enum."
-                                         << ":12:5: error: 'lattice.activation' op activation must be relu, "
+                                         << ":12:12: error: 'lattice.activation' op activation must be relu, "
                                             "sigmoid, gelu, silu, leaky_relu, tanh, or softplus";
     QTest::newRow("activation_bad_rank") << "activation_bad_rank"
                                          << "feature activations operate on rank-2 feature tensors."
-                                         << ":12:5: error: 'lattice.activation' op input must have rank 2";
+                                         << ":12:12: error: 'lattice.activation' op input must have rank 2";
     QTest::newRow("conv_bad_weight_layout")
         << "conv_bad_weight_layout"
         << "lattice.conv3d requires a conv3d-compatible weight layout."
-        << ":26:5: error: 'lattice.conv3d' op expected conv3d weight, got linear";
+        << ":26:12: error: 'lattice.conv3d' op expected conv3d weight, got linear";
     QTest::newRow("devoxelize_bad_interpolation")
         << "devoxelize_bad_interpolation"
         << "interpolation must be nearest or linear."
-        << ":24:5: error: 'lattice.devoxelize' op point interpolation must be nearest or linear";
+        << ":24:17: error: 'lattice.devoxelize' op point interpolation must be nearest or linear";
     QTest::newRow("generative_with_padding")
         << "generative_with_padding"
         << "generative transpose convolution must not carry padding/dilation."
-        << ":26:5: error: 'lattice.generative_conv_transpose3d' op must not carry padding or dilation";
+        << ":26:12: error: 'lattice.generative_conv_transpose3d' op must not carry padding or dilation";
     QTest::newRow("global_pool_bad_batch_size")
         << "global_pool_bad_batch_size"
         << "batch_size must be -1 for inferred size or non-negative."
-        << ":20:5: error: 'lattice.global_pool' op batch_size must be -1 or non-negative";
+        << ":20:12: error: 'lattice.global_pool' op batch_size must be -1 or non-negative";
     QTest::newRow("missing_ir_version")
         << "missing_ir_version"
         << "lattice artifact modules must declare the dialect ABI version."
@@ -89,18 +89,18 @@ private Q_SLOTS:
     QTest::newRow("non_lattice_entry_op")
         << "non_lattice_entry_op"
         << "executable artifact bodies may only contain lattice ops and return."
-        << ":12:5: error: lattice artifact entry function may contain only lattice operations and "
+        << ":12:12: error: lattice artifact entry function may contain only lattice operations and "
            "func.return";
     QTest::newRow("norm_bad_eps") << "norm_bad_eps"
                                   << "normalization epsilon must be positive."
-                                  << ":14:5: error: 'lattice.rms_norm' op eps must be positive";
+                                  << ":14:12: error: 'lattice.rms_norm' op eps must be positive";
     QTest::newRow("normalized_conv_bad_eps")
         << "normalized_conv_bad_eps"
         << "normalized convolution epsilon must be positive."
-        << ":28:5: error: 'lattice.normalized_subm_conv3d' op eps must be positive";
+        << ":28:12: error: 'lattice.normalized_subm_conv3d' op eps must be positive";
     QTest::newRow("pool_bad_mode") << "pool_bad_mode"
                                    << "pooling mode must be sum, max, or avg."
-                                   << ":21:5: error: 'lattice.pool3d' op pool mode must be sum, max, or avg";
+                                   << ":21:12: error: 'lattice.pool3d' op pool mode must be sum, max, or avg";
     QTest::newRow("quantized_conv_op_rejected")
         << "quantized_conv_op_rejected"
         << "quantized conv must be lattice.conv3d with quantized weight type."
@@ -108,26 +108,26 @@ private Q_SLOTS:
     QTest::newRow("sparse_binary_bad_op")
         << "sparse_binary_bad_op"
         << "sparse binary op must be one of the supported elementwise modes."
-        << ":30:5: error: 'lattice.sparse.binary' op binary op must be add, sub, mul, maximum, or minimum";
+        << ":30:12: error: 'lattice.sparse.binary' op binary op must be add, sub, mul, maximum, or minimum";
     QTest::newRow("sparse_reindex_bad_result_dtype")
         << "sparse_reindex_bad_result_dtype"
         << "sparse reindex result features must keep the source dtype."
-        << ":30:5: error: 'lattice.sparse.reindex' op result dtype must match input feature dtype";
+        << ":30:12: error: 'lattice.sparse.reindex' op result dtype must match input feature dtype";
     QTest::newRow("subm_with_stride")
         << "subm_with_stride"
         << "lattice.subm_conv3d must not carry stride or padding."
-        << ":26:5: error: 'lattice.subm_conv3d' op must not carry stride or padding";
+        << ":26:12: error: 'lattice.subm_conv3d' op must not carry stride or padding";
     QTest::newRow("trilinear_upsample_bad_stride")
         << "trilinear_upsample_bad_stride"
         << "trilinear upsampling stride must be positive."
-        << ":18:5: error: 'lattice.trilinear_upsample3d' op stride values must be strictly positive";
+        << ":18:12: error: 'lattice.trilinear_upsample3d' op stride values must be strictly positive";
     QTest::newRow("unsupported_ir_version") << "unsupported_ir_version"
                                             << "only lattice.ir_version = 2 is currently accepted."
                                             << ":3:3: error: unsupported lattice.ir_version: 1 (expected 2)";
     QTest::newRow("voxelize_bad_points")
         << "voxelize_bad_points"
         << "point tensor must have trailing xyz dimension 3."
-        << ":17:5: error: 'lattice.voxelize' op points must have trailing dimension 3";
+        << ":17:15: error: 'lattice.voxelize' op points must have trailing dimension 3";
     QTest::newRow("wrong_entry_name")
         << "wrong_entry_name"
         << "the executable artifact entry point is named @forward."
@@ -170,7 +170,7 @@ private Q_SLOTS:
     QCOMPARE(lines.size(), 3);
     QCOMPARE(lines[0],
              dir + QStringLiteral(
-                       "/graph.mlir:16:5: error: artifact weight is missing storage key 'conv.weight'"));
+                       "/graph.mlir:16:20: error: artifact weight is missing storage key 'conv.weight'"));
     QCOMPARE(lines[1],
              dir + QStringLiteral(
                        "/weights.safetensors: error: artifact contains unreferenced weights: head.bias, "

@@ -190,7 +190,8 @@ public:
 
   const std::vector<NamedTensor>& weights() const { return m_weights; }
 
-  /// `graph.mlir:LINE:COL` of the op defining `%ssa` (its first result), as diagnostics print it.
+  /// `graph.mlir:LINE:COL` of the op defining `%ssa` (its name, where MLIR locates an op), as
+  /// diagnostics print it.
   std::string loc(const std::string& ssa) const {
     const std::string text = this->text();
     std::istringstream lines(text);
@@ -199,8 +200,11 @@ public:
       const std::size_t at = line.find("%" + ssa + " =");
       const std::size_t at2 = line.find("%" + ssa + ", ");
       const std::size_t col = at != std::string::npos ? at : at2;
-      if (col != std::string::npos && line.find_first_not_of(' ') == col)
-        return "graph.mlir:" + std::to_string(n) + ":" + std::to_string(col + 1);
+      if (col == std::string::npos || line.find_first_not_of(' ') != col) continue;
+      // MLIR locates an op at its name: the first word after `= `.
+      const std::size_t eq = line.find("= ", col);
+      const std::size_t name = eq == std::string::npos ? std::string::npos : line.find_first_not_of(' ', eq + 1);
+      if (name != std::string::npos) return "graph.mlir:" + std::to_string(n) + ":" + std::to_string(name + 1);
     }
     return "graph.mlir:?:?";
   }

@@ -180,7 +180,8 @@ private Q_SLOTS:
     const ArtifactOp& make = f.ops[0];
     QCOMPARE(make.name, std::string("lattice.sparse.make"));
     QCOMPARE(make.shortName(), std::string_view("sparse.make"));
-    QCOMPARE(make.loc, (SourceLoc{19, 5}));
+    QCOMPARE(make.loc, (SourceLoc{19, 14})); // an op is located at its name, as in MLIR
+    QCOMPARE(make.results[0].loc, (SourceLoc{19, 5}));
     QCOMPARE(make.nameLoc, (SourceLoc{19, 14}));
     QCOMPARE(make.operands.size(), std::size_t(3));
     QCOMPARE(make.operands[2].name, std::string("active"));

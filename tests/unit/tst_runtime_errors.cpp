@@ -385,7 +385,7 @@ private Q_SLOTS:
     switch (c.stage) {
     case Stage::Run: {
       QVERIFY2(r.runtime && r.runtime->started(), r.error.c_str());
-      // `graph.mlir:L:C: error: 'lattice.X' op %name: message`, L:C of the op.
+      // `graph.mlir:L:C: error: 'lattice.X' op %name: message`, L:C of the op's name.
       RT_CHECK(containsAll(r.error, {g.loc(c.ssa) + ": error: 'lattice." + c.op + "' op %" + c.ssa + ": "}));
       // The runtime stays on the failing op and gives the same error again.
       QCOMPARE(r.runtime->currentOp(), r.runtime->plan().opIndexOf(c.ssa));

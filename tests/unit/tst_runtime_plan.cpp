@@ -206,7 +206,7 @@ private Q_SLOTS:
     QFile f(QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/canonical_kernel_layout/expected.lattice/graph.mlir"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromStdString(g.text()), QString::fromUtf8(f.readAll()));
-    QCOMPARE(g.loc("conv"), std::string("graph.mlir:17:5"));
+    QCOMPARE(g.loc("conv"), std::string("graph.mlir:17:13"));
   }
 
   // The plan of the valid base graph (what the rows below break).

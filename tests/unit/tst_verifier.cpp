@@ -141,7 +141,7 @@ private Q_SLOTS:
   }
 
   // Sec. 9.1: the intended rule of each file (its first line), with the diagnostic position
-  // read off the file (the op's first result, the attribute or the function name).
+  // read off the file (the op's name, the attribute or the function name).
   void invalidFixturesReportTheirReason_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("reason");
@@ -151,44 +151,44 @@ private Q_SLOTS:
                           << QString::fromLatin1(diagnostic);
     };
     row("activation_bad_kind", "activation kind is part of the stable ABI enum.",
-        "12:5: error: 'lattice.activation' op activation must be relu, sigmoid, gelu, silu, leaky_relu, "
+        "12:12: error: 'lattice.activation' op activation must be relu, sigmoid, gelu, silu, leaky_relu, "
         "tanh, or softplus");
     row("activation_bad_rank", "feature activations operate on rank-2 feature tensors.",
-        "12:5: error: 'lattice.activation' op input must have rank 2");
+        "12:12: error: 'lattice.activation' op input must have rank 2");
     row("conv_bad_weight_layout", "lattice.conv3d requires a conv3d-compatible weight layout.",
-        "26:5: error: 'lattice.conv3d' op expected conv3d weight, got linear");
+        "26:12: error: 'lattice.conv3d' op expected conv3d weight, got linear");
     row("devoxelize_bad_interpolation", "interpolation must be nearest or linear.",
-        "24:5: error: 'lattice.devoxelize' op point interpolation must be nearest or linear");
+        "24:17: error: 'lattice.devoxelize' op point interpolation must be nearest or linear");
     row("generative_with_padding", "generative transpose convolution must not carry padding/dilation.",
-        "26:5: error: 'lattice.generative_conv_transpose3d' op must not carry padding or dilation");
+        "26:12: error: 'lattice.generative_conv_transpose3d' op must not carry padding or dilation");
     row("global_pool_bad_batch_size", "batch_size must be -1 for inferred size or non-negative.",
-        "20:5: error: 'lattice.global_pool' op batch_size must be -1 or non-negative");
+        "20:12: error: 'lattice.global_pool' op batch_size must be -1 or non-negative");
     row("missing_ir_version", "lattice artifact modules must declare the dialect ABI version.",
         "2:1: error: lattice artifact module requires lattice.ir_version = 2");
     row("missing_weight_file", "lattice artifact modules must declare the weight payload file.",
         "2:1: error: lattice artifact module requires lattice.weight_file = \"weights.safetensors\"");
     row("non_lattice_entry_op", "executable artifact bodies may only contain lattice ops and return.",
-        "12:5: error: lattice artifact entry function may contain only lattice operations and func.return");
+        "12:12: error: lattice artifact entry function may contain only lattice operations and func.return");
     row("norm_bad_eps", "normalization epsilon must be positive.",
-        "14:5: error: 'lattice.rms_norm' op eps must be positive");
+        "14:12: error: 'lattice.rms_norm' op eps must be positive");
     row("normalized_conv_bad_eps", "normalized convolution epsilon must be positive.",
-        "28:5: error: 'lattice.normalized_subm_conv3d' op eps must be positive");
+        "28:12: error: 'lattice.normalized_subm_conv3d' op eps must be positive");
     row("pool_bad_mode", "pooling mode must be sum, max, or avg.",
-        "21:5: error: 'lattice.pool3d' op pool mode must be sum, max, or avg");
+        "21:12: error: 'lattice.pool3d' op pool mode must be sum, max, or avg");
     row("quantized_conv_op_rejected", "quantized conv must be lattice.conv3d with quantized weight type.",
         "27:12: error: custom op 'lattice.quantized_conv3d' is unknown");
     row("sparse_binary_bad_op", "sparse binary op must be one of the supported elementwise modes.",
-        "30:5: error: 'lattice.sparse.binary' op binary op must be add, sub, mul, maximum, or minimum");
+        "30:12: error: 'lattice.sparse.binary' op binary op must be add, sub, mul, maximum, or minimum");
     row("sparse_reindex_bad_result_dtype", "sparse reindex result features must keep the source dtype.",
-        "30:5: error: 'lattice.sparse.reindex' op result dtype must match input feature dtype");
+        "30:12: error: 'lattice.sparse.reindex' op result dtype must match input feature dtype");
     row("subm_with_stride", "lattice.subm_conv3d must not carry stride or padding.",
-        "26:5: error: 'lattice.subm_conv3d' op must not carry stride or padding");
+        "26:12: error: 'lattice.subm_conv3d' op must not carry stride or padding");
     row("trilinear_upsample_bad_stride", "trilinear upsampling stride must be positive.",
-        "18:5: error: 'lattice.trilinear_upsample3d' op stride values must be strictly positive");
+        "18:12: error: 'lattice.trilinear_upsample3d' op stride values must be strictly positive");
     row("unsupported_ir_version", "only lattice.ir_version = 2 is currently accepted.",
         "3:3: error: unsupported lattice.ir_version: 1 (expected 2)");
     row("voxelize_bad_points", "point tensor must have trailing xyz dimension 3.",
-        "17:5: error: 'lattice.voxelize' op points must have trailing dimension 3");
+        "17:15: error: 'lattice.voxelize' op points must have trailing dimension 3");
     row("wrong_entry_name", "the executable artifact entry point is named @forward.",
         "11:13: error: lattice artifact entry function must be named @forward");
   }
@@ -217,15 +217,15 @@ private Q_SLOTS:
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("diagnostic");
     QTest::newRow("conv") << "conv_bad_weight_layout"
-                          << "26:5: error: 'lattice.conv3d' op requires attribute 'accumulation'";
+                          << "26:12: error: 'lattice.conv3d' op requires attribute 'accumulation'";
     QTest::newRow("generative")
         << "generative_with_padding"
-        << "26:5: error: 'lattice.generative_conv_transpose3d' op requires attribute 'accumulation'";
+        << "26:12: error: 'lattice.generative_conv_transpose3d' op requires attribute 'accumulation'";
     QTest::newRow("subm") << "subm_with_stride"
-                          << "26:5: error: 'lattice.subm_conv3d' op requires attribute 'accumulation'";
+                          << "26:12: error: 'lattice.subm_conv3d' op requires attribute 'accumulation'";
     QTest::newRow("normalized")
         << "normalized_conv_bad_eps"
-        << "28:5: error: 'lattice.normalized_subm_conv3d' op requires attribute 'accumulation'";
+        << "28:12: error: 'lattice.normalized_subm_conv3d' op requires attribute 'accumulation'";
     QTest::newRow("digest") << "missing_weight_file"
                             << QString::fromStdString(
                                    "2:1: error: lattice artifact module requires lattice.schema_digest = \"" +
@@ -471,18 +471,30 @@ private Q_SLOTS:
     QCOMPARE(got, expected);
   }
 
-  // All errors are reported, each once, in source order.
-  void allErrorsInSourceOrder() {
+  // All errors are reported, each once: first the one lattice-opt reports (validation spec
+  // sec. 1: parse, then the op verifiers, then the artifact contract, each stopping at its first
+  // failure; an undeclared value is a parse error in MLIR), then the rest in source order.
+  void allErrorsReferenceFirstThenSourceOrder() {
     std::string text = replaced(kValid, "ir_version = 2", "ir_version = 7");
     text = replaced(text, "alpha = 0.01 : f32", "alpha = -1.0 : f32");
     text = replaced(text, "beta = 1.0 : f32", "beta = 0.0 : f32");
-    text = replaced(text, "return %y", "return %q");
-    const std::vector<Diagnostic> d = verifyText(text);
-    QCOMPARE(rendered(d),
-             QStringLiteral("t.mlir:2:3: error: unsupported lattice.ir_version: 7 (expected 2)\n"
-                            "t.mlir:11:5: error: 'lattice.activation' op alpha must be non-negative\n"
-                            "t.mlir:11:5: error: 'lattice.activation' op beta must be positive\n"
-                            "t.mlir:12:12: error: use of undeclared SSA value name '%q'\n"));
+    const std::string withUndeclared = replaced(text, "return %y", "return %q");
+    QCOMPARE(rendered(verifyText(withUndeclared)),
+             QStringLiteral("t.mlir:12:12: error: use of undeclared SSA value name '%q'\n"
+                            "t.mlir:2:3: error: unsupported lattice.ir_version: 7 (expected 2)\n"
+                            "t.mlir:11:10: error: 'lattice.activation' op alpha must be non-negative\n"
+                            "t.mlir:11:10: error: 'lattice.activation' op beta must be positive\n"));
+    // The op verifiers run before the contract pass.
+    QCOMPARE(rendered(verifyText(text)),
+             QStringLiteral("t.mlir:11:10: error: 'lattice.activation' op alpha must be non-negative\n"
+                            "t.mlir:2:3: error: unsupported lattice.ir_version: 7 (expected 2)\n"
+                            "t.mlir:11:10: error: 'lattice.activation' op beta must be positive\n"));
+    // Within the contract, rule order: the entry's name (M9) before the roles (M15) above it.
+    std::string contract = replaced(kValid, "\"sparse_active\"]", "\"dense\"]");
+    contract = replaced(contract, "@forward", "@predict");
+    QCOMPARE(rendered(verifyText(contract)),
+             QStringLiteral("t.mlir:10:13: error: lattice artifact entry function must be named @forward\n"
+                            "t.mlir:5:62: error: lattice.input_roles contains unsupported role \"dense\"\n"));
   }
 
   // Sec. 2: the bundle checks.
@@ -519,7 +531,7 @@ private Q_SLOTS:
     // graph.mlir line 21 is %norm_bias.
     QCOMPARE(rendered(v.diagnostics),
              QString::fromStdString(
-                 dir + "/graph.mlir:21:5: error: artifact weight is missing storage key 'norm.bias'\n" + dir +
+                 dir + "/graph.mlir:21:18: error: artifact weight is missing storage key 'norm.bias'\n" + dir +
                  "/weights.safetensors: error: artifact contains unreferenced weights: extra.t, stemx\n"));
   }
 
@@ -532,33 +544,33 @@ private Q_SLOTS:
     QTest::addColumn<QString>("diagnostic");
     QTest::newRow("dtype")
         << "stem.weight" << int(DType::F16) << QList<qint64>{4, 1, 1, 1, 3}
-        << "16:5: error: weight 'stem.weight' is stored as F16 but its type declares 'f32'";
+        << "16:20: error: weight 'stem.weight' is stored as F16 but its type declares 'f32'";
     QTest::newRow("integer dtype")
         << "head.bias" << int(DType::I32) << QList<qint64>{2}
-        << "32:5: error: dense weight 'head.bias' must be stored as F32 or F16, found I32";
+        << "32:18: error: dense weight 'head.bias' must be stored as F32 or F16, found I32";
     QTest::newRow("rank") << "stem.weight" << int(DType::F32) << QList<qint64>{4, 1, 1, 3}
-                          << "16:5: error: weight 'stem.weight' has shape [4, 1, 1, 3] but layout "
+                          << "16:20: error: weight 'stem.weight' has shape [4, 1, 1, 3] but layout "
                              "'conv3d_o_xyz_i' needs rank 5";
     QTest::newRow("kernel")
         << "stem.weight" << int(DType::F32) << QList<qint64>{4, 3, 1, 1, 3}
-        << "18:5: error: 'lattice.conv3d' op weight 'stem.weight' shape [4, 3, 1, 1, 3] does not match "
+        << "18:13: error: 'lattice.conv3d' op weight 'stem.weight' shape [4, 3, 1, 1, 3] does not match "
            "kernel_size [1, 1, 1] (layout conv3d_o_xyz_i)";
     QTest::newRow("conv bias")
         << "stem.bias" << int(DType::F32) << QList<qint64>{5}
-        << "18:5: error: 'lattice.conv3d' op bias 'stem.bias' has 5 channels but weight 'stem.weight' "
+        << "18:13: error: 'lattice.conv3d' op bias 'stem.bias' has 5 channels but weight 'stem.weight' "
            "has 4 output channels";
     QTest::newRow("linear in")
         << "head.weight" << int(DType::F32) << QList<qint64>{2, 5}
-        << "33:5: error: 'lattice.linear' op weight 'head.weight' has 5 input channels but the input has 4";
+        << "33:13: error: 'lattice.linear' op weight 'head.weight' has 5 input channels but the input has 4";
     QTest::newRow("linear out")
         << "head.weight" << int(DType::F32) << QList<qint64>{3, 4}
-        << "33:5: error: 'lattice.linear' op weight 'head.weight' has 3 output channels but the result has "
+        << "33:13: error: 'lattice.linear' op weight 'head.weight' has 3 output channels but the result has "
            "2\n"
-           "GRAPH:33:5: error: 'lattice.linear' op bias 'head.bias' has 2 channels but weight 'head.weight' "
+           "GRAPH:33:13: error: 'lattice.linear' op bias 'head.bias' has 2 channels but weight 'head.weight' "
            "has 3 output channels";
     QTest::newRow("norm")
         << "norm.weight" << int(DType::F32) << QList<qint64>{3}
-        << "24:5: error: 'lattice.batch_norm' op scale 'norm.weight' has 3 channels but the input has 4";
+        << "24:22: error: 'lattice.batch_norm' op scale 'norm.weight' has 3 channels but the input has 4";
   }
   void denseWeightShapes() {
     QFETCH(QString, key);
@@ -586,30 +598,30 @@ private Q_SLOTS:
     QTest::addColumn<QString>("diagnostic");
     QTest::newRow("missing scales")
         << "-stem.weight.scales" << 0 << QList<qint64>{}
-        << "graph.mlir:16:5: error: quantized artifact weight requires stem.weight.weight, "
+        << "graph.mlir:16:20: error: quantized artifact weight requires stem.weight.weight, "
            "stem.weight.scales, and stem.weight.biases tensors (missing 'stem.weight.scales')";
     QTest::newRow("all missing")
         << "-head.weight.weight,head.weight.scales,head.weight.biases" << 0 << QList<qint64>{}
-        << "graph.mlir:23:5: error: artifact weight is missing storage key 'head.weight'";
+        << "graph.mlir:23:20: error: artifact weight is missing storage key 'head.weight'";
     QTest::newRow("scales dtype")
         << "stem.weight.scales,stem.weight.biases" << int(DType::F32) << QList<qint64>{1, 4, 1}
-        << "graph.mlir:16:5: error: quantized artifact scales dtype mismatch: expected F16, found F32 "
+        << "graph.mlir:16:20: error: quantized artifact scales dtype mismatch: expected F16, found F32 "
            "('stem.weight.scales')";
     QTest::newRow("packed dtype")
         << "stem.weight.weight" << int(DType::I32) << QList<qint64>{1, 4, 8}
-        << "graph.mlir:16:5: error: quantized weight 'stem.weight.weight' must be a rank-3 U32 tensor, "
+        << "graph.mlir:16:20: error: quantized weight 'stem.weight.weight' must be a rank-3 U32 tensor, "
            "found I32 [1, 4, 8]";
     QTest::newRow("group count")
         << "stem.weight.weight" << int(DType::U32) << QList<qint64>{1, 4, 16}
-        << "graph.mlir:16:5: error: quantized weight 'stem.weight' packs 64 storage channels per row but "
+        << "graph.mlir:16:20: error: quantized weight 'stem.weight' packs 64 storage channels per row but "
            "its scales hold 1 groups of 32";
     QTest::newRow("kernel rows")
         << "stem.weight.weight" << int(DType::U32) << QList<qint64>{3, 8, 4}
-        << "graph.mlir:16:5: error: quantized scales 'stem.weight.scales' shape [1, 4, 1] does not "
+        << "graph.mlir:16:20: error: quantized scales 'stem.weight.scales' shape [1, 4, 1] does not "
            "match the packed weight shape [3, 8, 4]";
     QTest::newRow("biases")
         << "head.weight.biases" << int(DType::F16) << QList<qint64>{1, 3, 1}
-        << "graph.mlir:23:5: error: quantized biases 'head.weight.biases' must match the scales' dtype and "
+        << "graph.mlir:23:20: error: quantized biases 'head.weight.biases' must match the scales' dtype and "
            "shape (F16 [1, 3, 1] vs F16 [1, 2, 1])";
   }
   void quantizedWeights() {
@@ -646,7 +658,7 @@ private Q_SLOTS:
     const std::string dir = makeArtifact(tmp, graph, tensors);
     QCOMPARE(rendered(validateArtifact(dir).diagnostics),
              QString::fromStdString(
-                 dir + "/graph.mlir:18:5: error: 'lattice.conv3d' op packed artifact weight kernel rows "
+                 dir + "/graph.mlir:18:13: error: 'lattice.conv3d' op packed artifact weight kernel rows "
                        "do not match consumer kernel_size ('stem.weight' has 3, kernel_size [1, 1, 1])\n"));
   }
 };

@@ -104,7 +104,8 @@ ArtifactOpGraph::ArtifactOpGraph(const ArtifactGraph& graph) {
     node.title = opTitle(op);
     node.subtitle = qs(std::string(op.shortName()));
     node.tooltip = opTooltip(op);
-    node.firstLine = static_cast<int>(op.loc.line);
+    // An op's text starts at its first result (the op itself is located at its name).
+    node.firstLine = static_cast<int>(op.results.empty() ? op.loc.line : op.results.front().loc.line);
     node.lastLine = lastLineOf(op);
     for (std::size_t k = 0; k < op.operands.size(); ++k) {
       const auto producer = definedBy.find(op.operands[k].name);

@@ -1,0 +1,16 @@
+module attributes {lattice.input_names = ["input0", "input1", "input2"], lattice.input_roles = ["tensor", "tensor", "tensor"], lattice.ir_version = 2 : i64, lattice.output_names = ["output0"], lattice.output_roles = ["tensor"], lattice.schema_digest = "1380f1e819fc0eb1af587202ecec3c14ec2c981d249333c5061f0263f82072ad", lattice.weight_file = "weights.safetensors"} {
+  func.func @forward(%arg0: tensor<?x4xi32>, %arg1: tensor<?x32xf16>, %arg2: tensor<1xi32>) -> !lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16> {
+    %0 = lattice.sparse.make %arg0, %arg1, %arg2 {coord_order = #lattice.coord<batch_x_y_z>, stride = array<i64: 1, 1, 1>} : (tensor<?x4xi32>, tensor<?x32xf16>, tensor<1xi32>) -> !lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16>
+    %coords, %features, %active = lattice.sparse.decompose %0 : <rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16> -> (tensor<?x4xi32>, tensor<?x32xf16>, tensor<1xi32>)
+    %1 = lattice.weight @norm.scale {layout = #lattice.weight_layout<channel_c>, packing = #lattice.packing<dense>, storage_key = "norm.scale"} : <channel, f16>
+    %2 = lattice.weight @norm.bias {layout = #lattice.weight_layout<bias_c>, packing = #lattice.packing<dense>, storage_key = "norm.bias"} : <bias, f16>
+    %3 = lattice.weight @norm.mean {layout = #lattice.weight_layout<channel_c>, packing = #lattice.packing<dense>, storage_key = "norm.mean"} : <channel, f16>
+    %4 = lattice.weight @norm.var {layout = #lattice.weight_layout<channel_c>, packing = #lattice.packing<dense>, storage_key = "norm.var"} : <channel, f16>
+    %5 = lattice.batch_norm %features, %1, %2, %3, %4 {eps = 9.99999974E-6 : f32} : (tensor<?x32xf16>, !lattice.weight<channel, f16>, !lattice.weight<bias, f16>, !lattice.weight<channel, f16>, !lattice.weight<channel, f16>) -> tensor<?x32xf16>
+    %6 = lattice.layer_norm %5, %1, %2 {eps = 9.99999974E-6 : f32} : (tensor<?x32xf16>, !lattice.weight<channel, f16>, !lattice.weight<bias, f16>) -> tensor<?x32xf16>
+    %7 = lattice.rms_norm %6, %1 {eps = 9.99999974E-6 : f32} : (tensor<?x32xf16>, !lattice.weight<channel, f16>) -> tensor<?x32xf16>
+    %8 = lattice.sparse.with_features %0, %7 : (!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16>, tensor<?x32xf16>) -> !lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16>
+    return %8 : !lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f16>
+  }
+}
+
