@@ -13,6 +13,7 @@
 #include "graph/GraphSearch.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/NodeItem.h"
+#include "lowering/LoweringVerdicts.h"
 
 #include <QElapsedTimer>
 #include <QFrame>
@@ -98,6 +99,9 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::modelLoadCancelled, this, loadEnded);
   connect(session, &StudioSession::modelLoaded, this, loadEnded);
   connect(session, &StudioSession::graphChanged, this, &GraphWidget::onGraphChanged);
+  for (auto signal : {&StudioSession::inputSpecsChanged, &StudioSession::exportOptionsChanged})
+    connect(session, signal, this, &GraphWidget::updateVerdicts);
+  connect(session, &StudioSession::weightsLoaded, this, &GraphWidget::updateVerdicts);
   connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
   connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);
@@ -165,6 +169,15 @@ QString GraphWidget::toolTipFor(const NodeItem* item) const {
   if (!item) return {};
   QString tip = item->toolTip();
   if (item->isGroup()) return tip;
+  if (const LoweringVerdicts* verdicts = m_scene->verdicts()) {
+    const NodeVerdict& v = verdicts->of(item->key().toStdString());
+    if (v.state == NodeVerdict::State::Refused)
+      tip += tr("\n\nThe lowering refuses it: %1").arg(qs(v.message));
+    else if (v.state == NodeVerdict::State::NotReached)
+      tip += tr("\n\nNot reached by the lowering: it %1").arg(qs(v.message));
+  } else if (!m_verdictError.isEmpty()) {
+    tip += tr("\n\nNot checked: the lowering cannot start (%1)").arg(m_verdictError);
+  }
   // Once the node ran, its value as the value table reads it.
   const PreparedLowering* lowering = m_session->lowering();
   if (!lowering || !lowering->interpreter || !lowering->graph) return tip;
@@ -197,6 +210,7 @@ void GraphWidget::onGraphChanged() {
   QElapsedTimer clock;
   clock.start();
   m_grouping = std::make_shared<const GraphGrouping>(GraphGrouping::build(*graph));
+  updateVerdicts();
   m_measures.reset(); // measured lazily, per expansion, in relayout()
   qCDebug(lcGraph) << "grouped" << graph->size() << "nodes into" << m_grouping->groups().size() << "groups in"
                    << clock.elapsed() << "ms";
@@ -211,6 +225,21 @@ void GraphWidget::onGraphChanged() {
   m_anchorModule = !m_freshModel && m_session->hasModuleSelection() ? m_session->selectedModule() : QString();
   if (!m_searchBar->text().isEmpty()) setSearchText(m_searchBar->text());
   relayout();
+}
+
+void GraphWidget::updateVerdicts() {
+  const fx::Graph* graph = m_session->graph();
+  const Model* model = m_session->model();
+  std::shared_ptr<const LoweringVerdicts> verdicts;
+  m_verdictError.clear();
+  if (graph && model) {
+    Expected<LoweringVerdicts> checked = checkLowering(*model, m_session->exportOptions(), *graph);
+    if (checked)
+      verdicts = std::make_shared<const LoweringVerdicts>(std::move(*checked));
+    else
+      m_verdictError = qs(checked.message());
+  }
+  m_scene->setVerdicts(std::move(verdicts), graph);
 }
 
 void GraphWidget::onTraceFailed(const QString& message) {

@@ -98,6 +98,9 @@ protected:
 
 private:
   void onGraphChanged();
+  /// Dry-runs the lowering on the session's graph and inputs (checkLowering) and gives the
+  /// scene its verdicts, which the node roles come from.
+  void updateVerdicts();
   void onTraceFailed(const QString& message);
   void onLayoutFinished(quint64 generation, std::shared_ptr<const ViewLayout> layout);
   void onSceneSelectionChanged();
@@ -136,6 +139,7 @@ private:
   enum class Busy { None, Loading, Layout } m_busy = Busy::None;
 
   std::shared_ptr<const GraphGrouping> m_grouping;
+  QString m_verdictError; ///< why the lowering could not be dry-run (no verdicts)
   std::shared_ptr<const LayoutController::Measures> m_measures;
   ExpandedGroups m_expanded;
   QString m_groupedReference; ///< the model the expansion state belongs to
