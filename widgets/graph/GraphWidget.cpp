@@ -102,6 +102,8 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   for (auto signal : {&StudioSession::inputSpecsChanged, &StudioSession::exportOptionsChanged})
     connect(session, signal, this, &GraphWidget::updateVerdicts);
   connect(session, &StudioSession::weightsLoaded, this, &GraphWidget::updateVerdicts);
+  // A verdict job reads the session's model and graph: they must outlive it.
+  connect(session, &StudioSession::aboutToChange, this, &GraphWidget::waitForVerdictJobs);
   connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
   connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);
@@ -163,7 +165,9 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   });
 }
 
-GraphWidget::~GraphWidget() = default;
+GraphWidget::~GraphWidget() {
+  waitForVerdictJobs();
+}
 
 QString GraphWidget::toolTipFor(const NodeItem* item) const {
   if (!item) return {};
@@ -225,21 +229,6 @@ void GraphWidget::onGraphChanged() {
   m_anchorModule = !m_freshModel && m_session->hasModuleSelection() ? m_session->selectedModule() : QString();
   if (!m_searchBar->text().isEmpty()) setSearchText(m_searchBar->text());
   relayout();
-}
-
-void GraphWidget::updateVerdicts() {
-  const fx::Graph* graph = m_session->graph();
-  const Model* model = m_session->model();
-  std::shared_ptr<const LoweringVerdicts> verdicts;
-  m_verdictError.clear();
-  if (graph && model) {
-    Expected<LoweringVerdicts> checked = checkLowering(*model, m_session->exportOptions(), *graph);
-    if (checked)
-      verdicts = std::make_shared<const LoweringVerdicts>(std::move(*checked));
-    else
-      m_verdictError = qs(checked.message());
-  }
-  m_scene->setVerdicts(std::move(verdicts), graph);
 }
 
 void GraphWidget::onTraceFailed(const QString& message) {
