@@ -34,4 +34,11 @@ struct LoweredRun {
 /// verifier's diagnostics), the plan's rules.
 Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::string& artifactName);
 
+/// The FX node an error of `lowering` is about: the node the interpreter failed on, else the
+/// node that emitted the op at the first `graph.mlir:LINE:COL` of `message` (a verifier or plan
+/// diagnostic from runLowering, which names the builder's text line by line), else for an input
+/// binding error naming an argument (`input 'x_features' has shape ...`) the node that owns the argument
+/// (the input's placeholder). Empty when none applies (an error of the module as a whole).
+std::string failedNodeOf(const PreparedLowering& lowering, const std::string& message);
+
 } // namespace lattice

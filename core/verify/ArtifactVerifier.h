@@ -26,11 +26,16 @@
 ///  - Weights (sec. 2 IO6, sec. 8 X1-X5, X8; format sec. 11, 13): storage keys present, no
 ///    unreferenced tensor, dtypes and shapes consistent with layout, packing and the consuming
 ///    ops: at the weight or consumer op in graph.mlir, or on weights.safetensors itself.
+///  - Channels (the runtime's shape rules that depend only on the artifact: sec. 8 X8, X14, and
+///    the runtime's checks of linear widths, biases and norm vectors): channel counts followed
+///    along the graph from the inputs' types and the weights' shapes, each consumer checked with
+///    the runtime's message, at the op, naming the weight key.
 
 #include "tensor/Safetensors.h"
 #include "verify/ArtifactGraph.h"
 #include "verify/Diagnostic.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,5 +48,24 @@ std::vector<Diagnostic> verifyArtifactGraph(const ArtifactGraph& graph);
 /// in diagnostics about it as a whole (unreferenced tensors).
 std::vector<Diagnostic> verifyArtifactWeights(const ArtifactGraph& graph, const SafetensorsFile& weights,
                                               const std::string& weightsFileName);
+
+/// What the first op that constrains it requires of an entry-function argument whose channel
+/// count the graph leaves open (a sparse input's features `tensor<?x?xf32>`): the count the
+/// op's weight takes, by the same rules the weight checks apply.
+struct ArgumentChannelNeed {
+  std::size_t argument = 0; ///< index into the entry function's arguments
+  std::int64_t channels = 0;
+  std::string op;           ///< `lattice.subm_conv3d`
+  SourceLoc loc;            ///< of the op
+  std::string result;       ///< the op's first result (without `%`)
+  std::string weightKey;    ///< the storage key of the weight that decides it
+};
+
+/// The stored tensor under a key, or nullptr (a weights file's find, or a lowering's weight
+/// table: only dtypes and shapes are read).
+using WeightLookup = std::function<const TensorData*(const std::string& key)>;
+
+/// The needs of the entry function's arguments of unknown width, at most one per argument.
+std::vector<ArgumentChannelNeed> argumentChannelNeeds(const ArtifactGraph& graph, const WeightLookup& weights);
 
 } // namespace lattice

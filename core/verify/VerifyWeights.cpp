@@ -4,10 +4,10 @@
 // matching the consumer (X4, X5). Extensions (format spec sec. 11, 13.2, 13.3; validation X8):
 // dense dtypes F32/F16 equal to the weight type's dtype, ranks per layout, packed shapes
 // consistent with bits and group_size, and dense shapes against the consuming ops' kernel_size
-// and static channel counts. It does not dequantize and reads no tensor data.
+// and declared result widths; the channel counts the runtime checks are followed along the graph
+// by ChannelFlow (VerifyChannels.cpp). It does not dequantize and reads no tensor data.
 
-#include "verify/ArtifactVerifier.h"
-#include "verify/VerifierSupport.h"
+#include "verify/VerifyWeightsSupport.h"
 
 #include <algorithm>
 #include <limits>
@@ -21,23 +21,11 @@ namespace {
 using detail::DiagnosticSink;
 using detail::shapeText;
 
-std::string keyText(const std::string& key) {
-  return "'" + printableForMessage(key) + "'";
-}
+using detail::WeightInfo;
 
-// What the verifier learnt about one weight op's stored tensors.
-struct WeightInfo {
-  const ArtifactOp* op = nullptr;
-  std::string key;
-  std::string layout;
-  bool quantized = false;
-  /// Output channels and kernel rows when the stored shapes tell them.
-  std::optional<std::int64_t> outChannels;
-  std::optional<std::int64_t> kernelRows;
-  /// Dense: the stored shape. Quantized: storage channels per row.
-  std::vector<std::int64_t> denseShape;
-  std::optional<std::int64_t> storageChannels;
-};
+std::string keyText(const std::string& key) {
+  return detail::weightKeyText(key);
+}
 
 // a·b·c without overflow (saturating at the int64 maximum): shapes and kernel sizes are input.
 std::int64_t product(std::int64_t a, std::int64_t b, std::int64_t c = 1) {
@@ -56,11 +44,12 @@ std::size_t layoutRank(const std::string& layout) {
 
 class WeightChecker {
 public:
-  WeightChecker(const SafetensorsFile& weights, DiagnosticSink& sink) : m_weights(weights), m_sink(sink) {}
+  WeightChecker(const WeightLookup& find, DiagnosticSink& sink) : m_find(find), m_sink(sink) {}
 
   std::optional<WeightInfo> checkWeightOp(const ArtifactOp& op);
   void checkConsumer(const ArtifactOp& op, const std::unordered_map<std::string, WeightInfo>& bySsa);
-  void checkUnreferenced(const std::string& weightsFileName, std::vector<Diagnostic>& out);
+  void checkUnreferenced(const SafetensorsFile& weights, const std::string& weightsFileName,
+                         std::vector<Diagnostic>& out);
 
 private:
   void checkDense(const ArtifactOp& op, const ArtifactType& type, const TensorData& t, WeightInfo& info);
@@ -69,7 +58,7 @@ private:
     m_sink.error(op.loc, "'" + op.name + "' op " + message);
   }
 
-  const SafetensorsFile& m_weights;
+  const WeightLookup& m_find;
   DiagnosticSink& m_sink;
   std::set<std::string> m_referenced;
 };
@@ -91,7 +80,7 @@ std::optional<WeightInfo> WeightChecker::checkWeightOp(const ArtifactOp& op) {
   info.quantized = quantized;
   if (quantized) {
     checkQuantized(op, packing->value.packing, info);
-  } else if (const TensorData* t = m_weights.find(info.key)) {
+  } else if (const TensorData* t = m_find(info.key)) {
     checkDense(op, op.results[0].type, *t, info);
   } else {
     m_sink.error(op.loc, "artifact weight is missing storage key " + keyText(info.key));
@@ -126,9 +115,9 @@ void WeightChecker::checkDense(const ArtifactOp& op, const ArtifactType& type, c
 
 void WeightChecker::checkQuantized(const ArtifactOp& op, const PackingAttr& packing, WeightInfo& info) {
   const std::string& key = info.key;
-  const TensorData* packed = m_weights.find(key + ".weight");
-  const TensorData* scales = m_weights.find(key + ".scales");
-  const TensorData* biases = m_weights.find(key + ".biases");
+  const TensorData* packed = m_find(key + ".weight");
+  const TensorData* scales = m_find(key + ".scales");
+  const TensorData* biases = m_find(key + ".biases");
   if (!packed && !scales && !biases) {
     m_sink.error(op.loc, "artifact weight is missing storage key " + keyText(key));
     return;
@@ -220,7 +209,6 @@ void WeightChecker::checkConsumer(const ArtifactOp& op,
     const auto it = weights.find(name);
     return it == weights.end() ? nullptr : it->second;
   };
-  const ArtifactType* input = op.operandTypes.empty() ? nullptr : &op.operandTypes[0];
   const ArtifactType* result = op.results.size() == 1 ? &op.results[0].type : nullptr;
   const WeightInfo* weight = get("weight");
 
@@ -243,14 +231,6 @@ void WeightChecker::checkConsumer(const ArtifactOp& op,
       opError(op, "packed artifact weight kernel rows do not match consumer kernel_size (" +
                       keyText(weight->key) + " has " + std::to_string(*weight->kernelRows) +
                       " rows, linear needs 1)");
-    const std::optional<std::int64_t> inChannels = staticDim(input, 1);
-    if (inChannels && weight->denseShape.size() == 2 && weight->denseShape[1] != *inChannels)
-      opError(op, "weight " + keyText(weight->key) + " has " + std::to_string(weight->denseShape[1]) +
-                      " input channels but the input has " + std::to_string(*inChannels));
-    if (inChannels && weight->storageChannels && *weight->storageChannels < *inChannels)
-      opError(op, "input channels " + std::to_string(*inChannels) + " exceed the " +
-                      std::to_string(*weight->storageChannels) + " storage channels of " +
-                      keyText(weight->key));
     const std::optional<std::int64_t> outChannels = staticDim(result, 1);
     if (outChannels && weight->outChannels && *weight->outChannels != *outChannels)
       opError(op, "weight " + keyText(weight->key) + " has " + std::to_string(*weight->outChannels) +
@@ -262,32 +242,14 @@ void WeightChecker::checkConsumer(const ArtifactOp& op,
       opError(op, "weight " + keyText(weight->key) + " has " + std::to_string(weight->denseShape[1]) +
                       " channels but the result has " + std::to_string(*channels));
   }
-  // Per-channel vectors: the bias of a conv or linear against the weight's output channels; the
-  // norm parameters against the input's channels.
-  const bool norm =
-      op.schema->name == "batch_norm" || op.schema->name == "layer_norm" || op.schema->name == "rms_norm";
-  for (const char* name : {"bias", "scale", "mean", "var"}) {
-    const WeightInfo* vec = get(name);
-    if (!vec || vec->denseShape.size() != 1) continue;
-    const std::int64_t c = vec->denseShape[0];
-    if (norm) {
-      const std::optional<std::int64_t> channels = staticDim(input, 1);
-      if (channels && c != *channels)
-        opError(op, std::string(name) + " " + keyText(vec->key) + " has " + std::to_string(c) +
-                        " channels but the input has " + std::to_string(*channels));
-    } else if (weight && weight->outChannels && c != *weight->outChannels) {
-      opError(op, "bias " + keyText(vec->key) + " has " + std::to_string(c) + " channels but weight " +
-                      keyText(weight->key) + " has " + std::to_string(*weight->outChannels) +
-                      " output channels");
-    }
-  }
 }
 
-void WeightChecker::checkUnreferenced(const std::string& weightsFileName, std::vector<Diagnostic>& out) {
+void WeightChecker::checkUnreferenced(const SafetensorsFile& weights, const std::string& weightsFileName,
+                                      std::vector<Diagnostic>& out) {
   // A tensor is referenced when its key is a storage key or starts with `<storage key>.`
   // (IO6). Tensor keys sorted once; each storage key marks its exact match and its `key.` range.
   std::vector<std::string_view> keys;
-  for (const NamedTensor& t : m_weights.tensors())
+  for (const NamedTensor& t : weights.tensors())
     keys.push_back(t.key);
   std::sort(keys.begin(), keys.end());
   std::vector<bool> referenced(keys.size(), false);
@@ -308,23 +270,35 @@ void WeightChecker::checkUnreferenced(const std::string& weightsFileName, std::v
 
 } // namespace
 
+namespace detail {
+std::optional<WeightInfo> describeWeightOp(const ArtifactOp& op, const WeightLookup& find, DiagnosticSink& sink) {
+  WeightChecker checker(find, sink);
+  return checker.checkWeightOp(op);
+}
+} // namespace detail
+
 std::vector<Diagnostic> verifyArtifactWeights(const ArtifactGraph& graph, const SafetensorsFile& weights,
                                               const std::string& weightsFileName) {
   std::vector<Diagnostic> out;
   DiagnosticSink sink(graph.fileName, out);
-  WeightChecker checker(weights, sink);
+  const WeightLookup find = [&weights](const std::string& key) { return weights.find(key); };
+  WeightChecker checker(find, sink);
   for (const ArtifactFunction& f : graph.functions) {
     std::unordered_map<std::string, WeightInfo> bySsa;
+    detail::ChannelFlow channels(f, [&](const ArtifactOp& op, const std::string& message) {
+      sink.error(op.loc, "'" + op.name + "' op " + message);
+    });
     for (const ArtifactOp& op : f.ops) {
       if (op.schema && op.schema->assembly == SchemaAssembly::Weight) {
         if (std::optional<WeightInfo> info = checker.checkWeightOp(op))
           bySsa[op.results[0].name] = std::move(*info);
       } else {
         checker.checkConsumer(op, bySsa);
+        channels.visit(op, bySsa);
       }
     }
   }
-  checker.checkUnreferenced(weightsFileName, out);
+  checker.checkUnreferenced(weights, weightsFileName, out);
   return out;
 }
 

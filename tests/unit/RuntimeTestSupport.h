@@ -113,9 +113,11 @@ public:
 
   /// Three arguments `<name>_coords`, `<name>_features`, `<name>_active` and `%<name> =
   /// lattice.sparse.make` with `stride` (dtype "f32" or "f16").
+  /// `channels` < 0: the features' width is left open (`tensor<?x?xf32>`).
   Graph& sparseInput(const std::string& name, std::int64_t channels, std::array<std::int64_t, 3> stride = {1, 1, 1},
                      const std::string& dtype = "f32") {
-    const std::string ft = "tensor<?x" + std::to_string(channels) + "x" + dtype + ">";
+    const std::string ft =
+        "tensor<?x" + (channels < 0 ? std::string("?") : std::to_string(channels)) + "x" + dtype + ">";
     m_args.push_back({name + "_coords", "tensor<?x4xi32>", "sparse_coords"});
     m_args.push_back({name + "_features", ft, "sparse_features"});
     m_args.push_back({name + "_active", "tensor<1xi32>", "sparse_active"});

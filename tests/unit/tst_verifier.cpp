@@ -557,20 +557,26 @@ private Q_SLOTS:
            "kernel_size [1, 1, 1] (layout conv3d_o_xyz_i)";
     QTest::newRow("conv bias")
         << "stem.bias" << int(DType::F32) << QList<qint64>{5}
-        << "18:13: error: 'lattice.conv3d' op bias 'stem.bias' has 5 channels but weight 'stem.weight' "
-           "has 4 output channels";
+        << "18:13: error: 'lattice.conv3d' op bias channels must match output channels: bias 'stem.bias' has "
+           "5 channels, the output has 4";
     QTest::newRow("linear in")
         << "head.weight" << int(DType::F32) << QList<qint64>{2, 5}
-        << "33:13: error: 'lattice.linear' op weight 'head.weight' has 5 input channels but the input has 4";
+        << "33:13: error: 'lattice.linear' op linear weight input channels 5 do not match the input's 4: weight "
+           "'head.weight' is [2, 5]";
     QTest::newRow("linear out")
         << "head.weight" << int(DType::F32) << QList<qint64>{3, 4}
         << "33:13: error: 'lattice.linear' op weight 'head.weight' has 3 output channels but the result has "
            "2\n"
-           "GRAPH:33:13: error: 'lattice.linear' op bias 'head.bias' has 2 channels but weight 'head.weight' "
-           "has 3 output channels";
+           "GRAPH:33:13: error: 'lattice.linear' op bias channels must match output channels: bias 'head.bias' "
+           "has 2 channels, the output has 3";
+    QTest::newRow("conv input channels")
+        << "stem.weight" << int(DType::F32) << QList<qint64>{4, 1, 1, 1, 5}
+        << "18:13: error: 'lattice.conv3d' op weight input channels must match x.channels: weight "
+           "'stem.weight' has 5 input channels, x has 3";
     QTest::newRow("norm")
         << "norm.weight" << int(DType::F32) << QList<qint64>{3}
-        << "24:22: error: 'lattice.batch_norm' op scale 'norm.weight' has 3 channels but the input has 4";
+        << "24:22: error: 'lattice.batch_norm' op scale channels must match output channels: scale "
+           "'norm.weight' has 3 channels, the input has 4";
   }
   void denseWeightShapes() {
     QFETCH(QString, key);
@@ -587,6 +593,31 @@ private Q_SLOTS:
     const QString graphPath = QString::fromStdString(dir + "/graph.mlir");
     QCOMPARE(rendered(v.diagnostics),
              graphPath + ":" + QString(diagnostic).replace(QStringLiteral("GRAPH"), graphPath) + "\n");
+  }
+
+  // A sparse input whose width the graph leaves open: nothing to contradict, and the first op
+  // whose weight fixes it says what it must be (the stem's C_in, read from its stored shape).
+  void openInputWidthGivesANeed() {
+    QTemporaryDir tmp;
+    const std::string graph = readFile(kData + "models/sparse_classifier/expected.lattice/graph.mlir");
+    const std::string open = replaced(replaced(graph, "%x_features: tensor<?x3xf32>", "%x_features: tensor<?x?xf32>"),
+                                      "(tensor<?x4xi32>, tensor<?x3xf32>, tensor<1xi32>)",
+                                      "(tensor<?x4xi32>, tensor<?x?xf32>, tensor<1xi32>)");
+    const std::vector<NamedTensor> tensors = expectedWeights("sparse_classifier");
+    const std::string dir = makeArtifact(tmp, open, tensors);
+    const ArtifactValidation v = validateArtifact(dir);
+    QCOMPARE(rendered(v.diagnostics), QString());
+    const auto stored = std::find_if(tensors.begin(), tensors.end(),
+                                     [](const NamedTensor& t) { return t.key == "stem.weight"; });
+    QVERIFY(stored != tensors.end());
+    const std::vector<ArgumentChannelNeed> needs =
+        argumentChannelNeeds(*v.graph, [&](const std::string& key) { return v.weights->find(key); });
+    QCOMPARE(needs.size(), std::size_t(1));
+    QCOMPARE(needs[0].argument, std::size_t(1)); // %x_features
+    QCOMPARE(needs[0].channels, stored->tensor.shape().back());
+    QCOMPARE(needs[0].op, std::string("lattice.conv3d"));
+    QCOMPARE(needs[0].weightKey, std::string("stem.weight"));
+    QCOMPARE(needs[0].result, std::string("stem"));
   }
 
   // Quantized weights (X2-X5, format sec. 13.2-13.3) on the int8 classifier: stem is a 1x1x1

@@ -21,6 +21,7 @@
 #include "graph/NodeStyle.h"
 #include "help/HelpDialogs.h"
 #include "layout/GraphGrouping.h"
+#include "lowering/LoweringVerdicts.h"
 #include "model/Examples.h"
 #include "model/LoadModel.h"
 #include "panels/ValueTableModel.h"
@@ -151,7 +152,7 @@ void TestGraphView::buildsItemForEveryNode() {
   for (const fx::Node& n : graph->nodes()) {
     NodeItem* item = f.widget.scene()->nodeItem(QString::fromStdString(n.name()));
     QVERIFY2(item, n.name().c_str());
-    QCOMPARE(item->role(), classifyNode(n, f.session.model()));
+    QCOMPARE(item->role(), classifyNode(n, f.widget.scene()->verdicts()));
     // Boxes lie inside the scene.
     QVERIFY(f.widget.scene()->sceneRect().contains(item->sceneBoundingRect()));
   }
@@ -187,32 +188,39 @@ void TestGraphView::chainStructure() {
 }
 
 void TestGraphView::nodeRoles() {
-  // Roles by hand: every opcode, a function with and without a lowering, getitem.
+  // Roles from the lowering's verdicts (checkLowering): every opcode, a sparse add the lowering
+  // lowers, a function and a method it refuses, a module without a lowering, and what uses a
+  // refused node (not reached).
   Model model = makeChain(1);
   fx::Graph g;
   fx::Node* x = g.placeholder("x");
   fx::Node* w = g.getAttr("blocks.0.0.weight");
   fx::Node* conv = g.callModule("blocks.0.0", {fx::Value::node(x)});
   fx::Node* block = g.callModule("blocks.0", {fx::Value::node(x)});
-  fx::Node* add = g.callFunction("operator.add", {fx::Value::node(conv), fx::Value::node(block)});
+  fx::Node* add = g.callFunction("operator.add", {fx::Value::node(conv), fx::Value::node(x)});
   fx::Node* sin = g.callFunction("torch.sin", {fx::Value::node(add)});
   fx::Node* item = g.callFunction("operator.getitem", {fx::Value::node(sin), fx::Value::integer(0)});
-  fx::Node* view = g.callMethod("view", {fx::Value::node(item), fx::Value::integer(-1)});
-  fx::Node* out = g.output(fx::Value::node(view));
-  QCOMPARE(classifyNode(*x, &model), NodeRole::Placeholder);
-  QCOMPARE(classifyNode(*w, &model), NodeRole::GetAttr);
-  QCOMPARE(classifyNode(*conv, &model), NodeRole::LatticeModule); // SubmConv3d has a lowering
-  QCOMPARE(classifyNode(*block, &model), NodeRole::OtherModule);  // SparseConvBlock has none
-  QCOMPARE(classifyNode(*add, &model), NodeRole::LoweredFunction);
-  QCOMPARE(classifyNode(*sin, &model), NodeRole::Unsupported);
-  QCOMPARE(classifyNode(*item, &model), NodeRole::LoweredFunction); // structural, handled by the interpreter
-  QCOMPARE(classifyNode(*view, &model), NodeRole::Unsupported);
-  QCOMPARE(classifyNode(*out, &model), NodeRole::Output);
-  // Export blockers are the nodes the lowering would refuse.
+  fx::Node* view = g.callMethod("view", {fx::Value::node(add), fx::Value::integer(-1)});
+  fx::Node* out = g.output(fx::Value::tuple({fx::Value::node(item), fx::Value::node(view), fx::Value::node(block)}));
+  const Expected<LoweringVerdicts> verdicts = checkLowering(model, {}, g);
+  QVERIFY2(verdicts, verdicts ? "" : verdicts.message().c_str());
+  const LoweringVerdicts* v = &*verdicts;
+  QCOMPARE(classifyNode(*x, v), NodeRole::Placeholder);
+  QCOMPARE(classifyNode(*w, v), NodeRole::GetAttr);
+  QCOMPARE(classifyNode(*conv, v), NodeRole::LatticeModule); // SubmConv3d lowers
+  QCOMPARE(classifyNode(*block, v), NodeRole::OtherModule);  // SparseConvBlock has no lowering
+  QCOMPARE(classifyNode(*add, v), NodeRole::LoweredFunction); // two sparse values
+  QCOMPARE(classifyNode(*sin, v), NodeRole::Unsupported);
+  QCOMPARE(classifyNode(*item, v), NodeRole::Unchecked); // uses the refused sine
+  QCOMPARE(classifyNode(*view, v), NodeRole::Unsupported);
+  QCOMPARE(classifyNode(*out, v), NodeRole::Output);
+  QCOMPARE(classifyNode(*conv, nullptr), NodeRole::Unchecked); // no dry run, no claim
+  // Export blockers are the nodes the lowering refuses.
   QVERIFY(roleStyle(NodeRole::Unsupported).blocker);
   QVERIFY(roleStyle(NodeRole::OtherModule).blocker);
   QVERIFY(!roleStyle(NodeRole::LatticeModule).blocker);
   QVERIFY(!roleStyle(NodeRole::LoweredFunction).blocker);
+  QVERIFY(!roleStyle(NodeRole::Unchecked).blocker);
   QCOMPARE(nodeLabel(*conv, &model).subtitle, QStringLiteral("SubmConv3d"));
   QCOMPARE(moduleTypeOf(*conv, &model), QStringLiteral("torch_lattice.nn.modules.conv.SubmConv3d"));
 
@@ -224,7 +232,7 @@ void TestGraphView::nodeRoles() {
   QVERIFY(waitForLayout(f.widget, finished));
   NodeItem* blocker = f.widget.scene()->nodeItem(QStringLiteral("blocks_1"));
   QVERIFY(blocker);
-  QCOMPARE(blocker->role(), NodeRole::OtherModule);
+  QTRY_COMPARE_WITH_TIMEOUT(blocker->role(), NodeRole::OtherModule, 30000); // the verdicts are a worker's job
   QCOMPARE(f.widget.scene()->nodeItems().size(), 6); // x, 3 layers of block 0, blocks_1, output
 }
 

@@ -402,11 +402,12 @@ void TestInputSpecs::exportUsesTheSameRows() {
   QVERIFY(weights.size() > 10000);
   QVERIFY(weights == readAll(out.filePath(QStringLiteral("ref.lattice/weights.safetensors"))));
 
-  // An edit in the dialog's table is the interpreter's too.
+  // An edit in the dialog's table is the interpreter's too (a width the chain's first conv cannot
+  // take, 8 for its 16, is refused: tst_input_channels).
   QVERIFY(dialog.inputModel()->setData(dialog.inputModel()->index(0, InputSpecModel::ChannelsColumn),
-                                       QStringLiteral("8")));
-  QCOMPARE(*session.inputSpecs()[0].channels, int64_t(8));
-  QCOMPARE(*session.exportOptions().inputs->at(0).channels, int64_t(8));
+                                       QStringLiteral("?")));
+  QVERIFY(!session.inputSpecs()[0].channels);
+  QVERIFY(!session.exportOptions().inputs->at(0).channels);
 }
 
 void TestInputSpecs::cliMeansTheSameByASpec() {

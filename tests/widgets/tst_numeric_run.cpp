@@ -47,6 +47,7 @@ private Q_SLOTS:
   void inputsDialogAndSave();
   void recordedGoldenFindsTheFirstDivergentNode();
   void runtimeErrorStopsOnItsNode();
+  void failedRunNamesItsNode();
   void changesWhilePreparing();
   void expectedOutputsAreTheGolden();
 };
@@ -328,8 +329,9 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
 
 void TestNumericRun::runtimeErrorStopsOnItsNode() {
   // Inputs whose feature width disagrees with the model (8 channels for 16) fail at binding, with
-  // the runtime's message; the run ends Failed and names no node (no op ran). The interpreter
-  // panel's diagnostics list shows the error until the inputs change.
+  // the runtime's message; the run ends Failed and names the node whose input it is (the graph's
+  // placeholder; no op ran). The interpreter panel's diagnostics list shows the error, on that
+  // node, until the inputs change.
   QTemporaryDir dir;
   const QString file = dir.filePath(QStringLiteral("bad.safetensors"));
   std::vector<int32_t> coords{0, 0, 0, 0, 0, 1, 0, 0};
@@ -361,7 +363,11 @@ void TestNumericRun::runtimeErrorStopsOnItsNode() {
   QVERIFY2(run.lastError().contains(QStringLiteral("x_features")), qPrintable(run.lastError()));
   QCOMPARE(diagnostics.rowCount(), 1);
   QCOMPARE(diagnostics.diagnostics().front().source, DiagnosticsModel::Diagnostic::Source::Run);
-  QCOMPARE(diagnostics.index(0, DiagnosticsModel::NodeColumn).data().toString(), QStringLiteral("(run)"));
+  QString placeholder;
+  for (const fx::Node& node : session.graph()->nodes())
+    if (node.op() == fx::Op::Placeholder && placeholder.isEmpty()) placeholder = QString::fromStdString(node.name());
+  QCOMPARE(diagnostics.index(0, DiagnosticsModel::NodeColumn).data().toString(), placeholder);
+  QCOMPARE(run.failedNode(), placeholder);
   QCOMPARE(diagnostics.index(0, DiagnosticsModel::MessageColumn).data(Qt::ToolTipRole).toString(), run.lastError());
   // A second failing run replaces the row rather than adding one.
   run.run();
@@ -372,6 +378,36 @@ void TestNumericRun::runtimeErrorStopsOnItsNode() {
   choice.source = NumericRun::InputSource::Random;
   run.setInputChoice(choice);
   QCOMPARE(diagnostics.rowCount(), 0);
+}
+
+void TestNumericRun::failedRunNamesItsNode() {
+  // SparseResNet21D's input declared 8 channels wide: the artifact is refused (its first conv's
+  // weight takes 4) and the diagnostics row names the FX node of that conv: the node that takes
+  // the graph's input, found in the graph itself.
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, QStringLiteral("example:sparse_resnet21d")));
+  std::vector<InputSpec> specs = session.inputSpecs();
+  QCOMPARE(specs.size(), std::size_t(1));
+  specs[0].channels = 8;
+  session.setInputSpecs(specs, QStringLiteral("Edit Channels"));
+  DiagnosticsModel diagnostics(&session);
+  diagnostics.watchRun(&run);
+  run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Failed);
+  QVERIFY2(run.lastError().contains(QStringLiteral("weight input channels must match x.channels")),
+           qPrintable(run.lastError()));
+  const fx::Node* input = nullptr;
+  for (const fx::Node& node : session.graph()->nodes())
+    if (node.op() == fx::Op::Placeholder) input = &node;
+  QVERIFY(input && !input->users().empty());
+  const fx::Node* consumer = input->users().front();
+  QCOMPARE(consumer->op(), fx::Op::CallModule);
+  QCOMPARE(diagnostics.rowCount(), 1);
+  QCOMPARE(diagnostics.index(0, DiagnosticsModel::NodeColumn).data().toString(),
+           QString::fromStdString(consumer->name()));
+  QCOMPARE(run.failedNode(), QString::fromStdString(consumer->name()));
 }
 
 void TestNumericRun::changesWhilePreparing() {

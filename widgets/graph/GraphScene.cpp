@@ -32,10 +32,8 @@ NodeRole roleFromOp(fx::Op op) {
     return NodeRole::GetAttr;
   case fx::Op::Output:
     return NodeRole::Output;
-  case fx::Op::CallModule:
-    return NodeRole::OtherModule;
   default:
-    return NodeRole::Unsupported;
+    return NodeRole::Unchecked;
   }
 }
 
@@ -55,9 +53,16 @@ GraphScene::~GraphScene() {
   clearGraph(); // while the maps are alive, and without selection signals from dying items
 }
 
-NodeRole GraphScene::nodeRole(const GroupedNode& node, const fx::Graph* graph, const Model* model) {
+NodeRole GraphScene::nodeRole(const GroupedNode& node, const fx::Graph* graph, const LoweringVerdicts* verdicts) {
   const fx::Node* n = graph ? graph->findNode(node.name) : nullptr;
-  return n ? classifyNode(*n, model) : roleFromOp(node.op);
+  return n ? classifyNode(*n, verdicts) : roleFromOp(node.op);
+}
+
+void GraphScene::setVerdicts(std::shared_ptr<const LoweringVerdicts> verdicts, const fx::Graph* graph) {
+  m_verdicts = std::move(verdicts);
+  if (!m_grouping) return;
+  for (const GroupedNode& n : m_grouping->nodes())
+    if (NodeItem* item = m_byNode.value(qs(n.name))) item->setRole(nodeRole(n, graph, m_verdicts.get()));
 }
 
 NodeLabel GraphScene::nodeLabelOf(const GroupedNode& node, const fx::Graph* graph, const Model* model) {
@@ -183,7 +188,7 @@ void GraphScene::build(const ViewLayout& layout, std::shared_ptr<const GraphGrou
     const QSizeF size(box.width, box.height);
     if (view.kind == ViewItemKind::Node) {
       const GroupedNode& n = g.nodes()[static_cast<std::size_t>(view.index)];
-      item = new NodeItem(qs(n.name), nodeRole(n, graph, model), nodeLabelOf(n, graph, model), size);
+      item = new NodeItem(qs(n.name), nodeRole(n, graph, m_verdicts.get()), nodeLabelOf(n, graph, model), size);
       m_byNode.insert(item->key(), item);
     } else {
       const Group& group = g.groups()[static_cast<std::size_t>(view.index)];

@@ -16,6 +16,7 @@
 #include <memory>
 
 namespace lattice {
+class LoweringVerdicts;
 class Model;
 namespace fx {
 class Graph;
@@ -41,6 +42,10 @@ public:
              const Model* model);
   /// Removes every item.
   void clearGraph();
+  /// The lowering's verdicts the node roles come from (null: none, every call Unchecked); the
+  /// items built already take their new roles.
+  void setVerdicts(std::shared_ptr<const LoweringVerdicts> verdicts, const fx::Graph* graph);
+  const LoweringVerdicts* verdicts() const { return m_verdicts.get(); }
 
   /// The label space, as the items paint them, of every item that can be visible under
   /// `expanded` (all nodes when `flat`), on top of `previous` (null: nothing measured yet, made
@@ -51,7 +56,7 @@ public:
   measureVisible(std::shared_ptr<const LayoutController::Measures> previous, const GraphGrouping& grouping,
                  const ExpandedGroups& expanded, bool flat, const fx::Graph* graph, const Model* model);
   /// Role and label of a grouped node / a collapsed group / an expanded group's title.
-  static NodeRole nodeRole(const GroupedNode& node, const fx::Graph* graph, const Model* model);
+  static NodeRole nodeRole(const GroupedNode& node, const fx::Graph* graph, const LoweringVerdicts* verdicts);
   static NodeLabel nodeLabelOf(const GroupedNode& node, const fx::Graph* graph, const Model* model);
   static NodeLabel groupLabel(const Group& group, const Model* model);
   static QString clusterTitle(const Group& group, const Model* model);
@@ -92,6 +97,7 @@ private:
   void applyStates();
 
   std::shared_ptr<const GraphGrouping> m_grouping;
+  std::shared_ptr<const LoweringVerdicts> m_verdicts;
   QList<NodeItem*> m_nodes;
   QList<EdgeItem*> m_edges;
   QList<ClusterItem*> m_clusters;

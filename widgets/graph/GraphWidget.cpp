@@ -13,6 +13,7 @@
 #include "graph/GraphSearch.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/NodeItem.h"
+#include "lowering/LoweringVerdicts.h"
 
 #include <QElapsedTimer>
 #include <QFrame>
@@ -98,6 +99,11 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::modelLoadCancelled, this, loadEnded);
   connect(session, &StudioSession::modelLoaded, this, loadEnded);
   connect(session, &StudioSession::graphChanged, this, &GraphWidget::onGraphChanged);
+  for (auto signal : {&StudioSession::inputSpecsChanged, &StudioSession::exportOptionsChanged})
+    connect(session, signal, this, &GraphWidget::updateVerdicts);
+  connect(session, &StudioSession::weightsLoaded, this, &GraphWidget::updateVerdicts);
+  // A verdict job reads the session's model and graph: they must outlive it.
+  connect(session, &StudioSession::aboutToChange, this, &GraphWidget::waitForVerdictJobs);
   connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
   connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);
@@ -159,12 +165,23 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   });
 }
 
-GraphWidget::~GraphWidget() = default;
+GraphWidget::~GraphWidget() {
+  waitForVerdictJobs();
+}
 
 QString GraphWidget::toolTipFor(const NodeItem* item) const {
   if (!item) return {};
   QString tip = item->toolTip();
   if (item->isGroup()) return tip;
+  if (const LoweringVerdicts* verdicts = m_scene->verdicts()) {
+    const NodeVerdict& v = verdicts->of(item->key().toStdString());
+    if (v.state == NodeVerdict::State::Refused)
+      tip += tr("\n\nThe lowering refuses it: %1").arg(qs(v.message));
+    else if (v.state == NodeVerdict::State::NotReached)
+      tip += tr("\n\nNot reached by the lowering: it %1").arg(qs(v.message));
+  } else if (!m_verdictError.isEmpty()) {
+    tip += tr("\n\nNot checked: the lowering cannot start (%1)").arg(m_verdictError);
+  }
   // Once the node ran, its value as the value table reads it.
   const PreparedLowering* lowering = m_session->lowering();
   if (!lowering || !lowering->interpreter || !lowering->graph) return tip;
@@ -197,6 +214,7 @@ void GraphWidget::onGraphChanged() {
   QElapsedTimer clock;
   clock.start();
   m_grouping = std::make_shared<const GraphGrouping>(GraphGrouping::build(*graph));
+  updateVerdicts();
   m_measures.reset(); // measured lazily, per expansion, in relayout()
   qCDebug(lcGraph) << "grouped" << graph->size() << "nodes into" << m_grouping->groups().size() << "groups in"
                    << clock.elapsed() << "ms";

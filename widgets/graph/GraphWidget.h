@@ -10,6 +10,7 @@
 #include "layout/ViewLayout.h"
 
 #include <QElapsedTimer>
+#include <QFutureWatcher>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
@@ -84,6 +85,8 @@ Q_SIGNALS:
   void layoutStarted();
   /// A layout was applied to the scene.
   void layoutFinished();
+  /// The lowering's verdicts were applied to the node roles (after a load, a change of inputs).
+  void verdictsChanged();
   void layoutFailed(const QString& message);
   void layoutCancelled();
   /// The layout mode changed: by setHierarchical, or back to hierarchical when the flat view
@@ -98,6 +101,13 @@ protected:
 
 private:
   void onGraphChanged();
+  /// Dry-runs the lowering on the session's graph and inputs (checkLowering) on a worker and
+  /// gives the scene its verdicts, which the node roles come from, when the job is done (a newer
+  /// request voids an older job's result). GraphWidgetVerdicts.cpp.
+  void updateVerdicts();
+  void onVerdictsReady();
+  /// Blocks until no verdict job reads the session's model or graph any more.
+  void waitForVerdictJobs();
   void onTraceFailed(const QString& message);
   void onLayoutFinished(quint64 generation, std::shared_ptr<const ViewLayout> layout);
   void onSceneSelectionChanged();
@@ -136,6 +146,11 @@ private:
   enum class Busy { None, Loading, Layout } m_busy = Busy::None;
 
   std::shared_ptr<const GraphGrouping> m_grouping;
+  QString m_verdictError; ///< why the lowering could not be dry-run (no verdicts)
+  struct VerdictResult;
+  quint64 m_verdictGeneration = 0; ///< bumped per request; a job of an older one is void
+  QFutureWatcher<std::shared_ptr<VerdictResult>>* m_verdictWatcher = nullptr;
+  std::vector<QFuture<std::shared_ptr<VerdictResult>>> m_verdictJobs; ///< maybe still running
   std::shared_ptr<const LayoutController::Measures> m_measures;
   ExpandedGroups m_expanded;
   QString m_groupedReference; ///< the model the expansion state belongs to

@@ -46,6 +46,12 @@ QSizeF NodeItem::preferredSize(const NodeLabel& label, bool isGroup) {
   return {std::ceil(w), std::ceil(h)};
 }
 
+void NodeItem::setRole(NodeRole role) {
+  if (role == m_role) return;
+  m_role = role;
+  update();
+}
+
 void NodeItem::setMemberCount(int count) {
   m_memberCount = count;
   update();

@@ -33,6 +33,8 @@ public:
   const QString& key() const { return m_key; }
   bool isGroup() const { return m_isGroup; }
   NodeRole role() const { return m_role; }
+  /// A new role (the lowering's verdict changed): repaints.
+  void setRole(NodeRole role);
   const NodeLabel& label() const { return m_label; }
   /// Groups: how many nodes they stand for (shown in the label).
   void setMemberCount(int count);

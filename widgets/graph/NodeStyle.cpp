@@ -1,12 +1,11 @@
-// Node roles from the traced graph and the model (what the lowering will do with each node,
-// decided before any export is tried), and the one palette every view and panel shares.
+// Node roles from the lowering's verdicts (what a dry run of the lowering did with each node),
+// and the one palette every view and panel shares.
 
 #include "graph/NodeStyle.h"
 
-#include "lowering/TorchLatticeArtifactBuilder.h"
+#include "lowering/LoweringVerdicts.h"
 #include "fx/Node.h"
 #include "model/Model.h"
-#include "trace/Tracer.h"
 
 namespace lattice::studio {
 
@@ -14,10 +13,6 @@ namespace {
 
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
-}
-
-bool isGetItem(const std::string& target) {
-  return target == "operator.getitem" || target == "_operator.getitem";
 }
 
 /// "torch_lattice.nn.functional.voxelize.voxelize" → "voxelize"; "operator.add" → "add".
@@ -28,7 +23,7 @@ QString shortTarget(const std::string& target) {
 
 } // namespace
 
-NodeRole classifyNode(const fx::Node& node, const Model* model) {
+NodeRole classifyNode(const fx::Node& node, const LoweringVerdicts* verdicts) {
   switch (node.op()) {
   case fx::Op::Placeholder:
     return NodeRole::Placeholder;
@@ -37,30 +32,33 @@ NodeRole classifyNode(const fx::Node& node, const Model* model) {
   case fx::Op::Output:
     return NodeRole::Output;
   case fx::Op::CallMethod:
-    return NodeRole::Unsupported;
   case fx::Op::CallFunction:
-    return isGetItem(node.target()) || TorchLatticeArtifactBuilder::hasFunctionLowering(node.target())
-               ? NodeRole::LoweredFunction
-               : NodeRole::Unsupported;
-  case fx::Op::CallModule: {
-    const ModuleInfo* module = model ? model->module(node.target()) : nullptr;
-    return module && hasLatticeLowering(*module) ? NodeRole::LatticeModule : NodeRole::OtherModule;
+  case fx::Op::CallModule:
+    break;
   }
+  const NodeVerdict::State state = verdicts ? verdicts->of(node.name()).state : NodeVerdict::State::Unknown;
+  const bool module = node.op() == fx::Op::CallModule;
+  switch (state) {
+  case NodeVerdict::State::Lowered:
+    return module ? NodeRole::LatticeModule : NodeRole::LoweredFunction;
+  case NodeVerdict::State::Refused:
+    return module ? NodeRole::OtherModule : NodeRole::Unsupported;
+  default:
+    return NodeRole::Unchecked;
   }
-  return NodeRole::OtherModule;
 }
 
 const NodeRoleStyle& roleStyle(NodeRole role) {
   // Colour-blind-safe hues (Okabe–Ito family), light fills so black text stays readable.
   static const NodeRoleStyle styles[] = {
       {QColor(0xcf, 0xe8, 0xfc), QColor(0x00, 0x72, 0xb2), QColor(0x0b, 0x1f, 0x33),
-       QStringLiteral("module with lattice lowering"), false},
+       QStringLiteral("module the lowering lowers"), false},
       {QColor(0xec, 0xe6, 0xf5), QColor(0x7a, 0x5c, 0xa8), QColor(0x2a, 0x1f, 0x3a),
-       QStringLiteral("module without lowering"), true},
+       QStringLiteral("module the lowering refuses"), true},
       {QColor(0xd9, 0xf2, 0xe6), QColor(0x00, 0x9e, 0x73), QColor(0x0d, 0x2e, 0x22),
-       QStringLiteral("function with lowering"), false},
+       QStringLiteral("function the lowering lowers"), false},
       {QColor(0xfd, 0xe0, 0xdc), QColor(0xd5, 0x3e, 0x2a), QColor(0x45, 0x10, 0x0a),
-       QStringLiteral("unsupported function/method"), true},
+       QStringLiteral("function/method the lowering refuses"), true},
       {QColor(0xfd, 0xf1, 0xcf), QColor(0xc8, 0x8a, 0x00), QColor(0x3d, 0x2c, 0x00),
        QStringLiteral("input (placeholder)"), false},
       {QColor(0xee, 0xee, 0xea), QColor(0x80, 0x80, 0x78), QColor(0x2a, 0x2a, 0x28),
@@ -69,13 +67,16 @@ const NodeRoleStyle& roleStyle(NodeRole role) {
        false},
       {QColor(0xe4, 0xea, 0xf0), QColor(0x5a, 0x6b, 0x7d), QColor(0x1c, 0x26, 0x30),
        QStringLiteral("collapsed module group"), false},
+      {QColor(0xf4, 0xf4, 0xf2), QColor(0xa8, 0xa8, 0xa0), QColor(0x55, 0x55, 0x50),
+       QStringLiteral("call the lowering did not reach"), false},
   };
   return styles[static_cast<int>(role)];
 }
 
 QVector<NodeRole> legendRoles() {
   return {NodeRole::LatticeModule, NodeRole::OtherModule, NodeRole::LoweredFunction, NodeRole::Unsupported,
-          NodeRole::Placeholder,   NodeRole::GetAttr,     NodeRole::Output,          NodeRole::Group};
+          NodeRole::Unchecked,     NodeRole::Placeholder, NodeRole::GetAttr,         NodeRole::Output,
+          NodeRole::Group};
 }
 
 QString moduleTypeOf(const fx::Node& node, const Model* model) {

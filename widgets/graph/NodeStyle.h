@@ -8,6 +8,7 @@
 #include <QVector>
 
 namespace lattice {
+class LoweringVerdicts;
 class Model;
 namespace fx {
 class Node;
@@ -16,16 +17,18 @@ class Node;
 
 namespace lattice::studio {
 
-/// What a node is for the lowering. Order is legend order.
+/// What a node is for the lowering, by the lowering's own verdict on it (checkLowering, a dry
+/// run of the lowering on the graph). Order is legend order.
 enum class NodeRole : unsigned char {
-  LatticeModule,   ///< call_module whose type (or a base) has a lattice lowering: the highlighted leaves
-  OtherModule,     ///< call_module without a lowering (a leaf the user forced, a torch module)
-  LoweredFunction, ///< call_function with a function lowering, or structural `operator.getitem`
-  Unsupported,     ///< call_function / call_method without a lowering: an export blocker
+  LatticeModule,   ///< call_module the lowering lowers: the highlighted leaves
+  OtherModule,     ///< call_module the lowering refuses (no lowering for its type, wrong inputs, ...)
+  LoweredFunction, ///< call_function the lowering lowers (`operator.getitem` included)
+  Unsupported,     ///< call_function / call_method the lowering refuses: an export blocker
   Placeholder,     ///< a graph input
   GetAttr,         ///< a parameter, buffer or attribute read
   Output,          ///< the graph's return
   Group,           ///< a collapsed module group standing for many nodes
+  Unchecked,       ///< a call the lowering did not reach (after a refused node, or no dry run)
 };
 
 /// Colours of one role.
@@ -37,9 +40,9 @@ struct NodeRoleStyle {
   bool blocker = false; ///< marked as an export blocker
 };
 
-/// The role of `node` in the graph traced from `model` (`model` may be null: modules are then
-/// OtherModule).
-NodeRole classifyNode(const fx::Node& node, const Model* model);
+/// The role of `node` by the lowering's verdict on it (`verdicts` from checkLowering; null when
+/// no dry run was possible: every call is then Unchecked).
+NodeRole classifyNode(const fx::Node& node, const LoweringVerdicts* verdicts);
 /// The style of a role.
 const NodeRoleStyle& roleStyle(NodeRole role);
 /// Every role shown in the legend, in order (Group last).

@@ -28,6 +28,7 @@ QString toQ(const std::string& s) { return QString::fromStdString(s); }
 struct NumericRun::Prepared {
   quint64 generation = 0; ///< m_generation when the job started; a later drop() voids it
   QString error;
+  QString failedNode; ///< the FX node the error is about, when it is about one
   std::unique_ptr<LoweredRun> run;
 };
 
@@ -79,21 +80,25 @@ struct NumericRun::PrepareJob {
   const ArchiveRecordings* recordings = nullptr;
 };
 
-QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out) {
+QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode) {
   Expected<PreparedLowering> lowering = prepareLowering(*job.model, job.options, job.graph);
   if (!lowering) return toQ(lowering.message());
-  if (Status s = finishLowering(*lowering); !s) return toQ(s.message());
+  const auto failedAt = [&](const std::string& message) {
+    if (failedNode) *failedNode = toQ(failedNodeOf(*lowering, message));
+    return toQ(message);
+  };
+  if (Status s = finishLowering(*lowering); !s) return failedAt(s.message());
   Expected<LoweredRun> run = runLowering(*lowering, job.name);
-  if (!run) return toQ(run.message());
+  if (!run) return failedAt(run.message());
   auto prepared = std::make_unique<LoweredRun>(std::move(*run));
   std::vector<NamedTensor> tensors;
   runtime::RuntimeInputs inputs;
   if (QString problem = makeInputs(job.choice, job.recordings, prepared->runtime.plan(), tensors, &inputs);
       !problem.isEmpty())
-    return problem;
+    return failedAt(problem.toStdString());
   runtime::RuntimeOptions keep;
   keep.keepValues = true;
-  if (Status s = prepared->runtime.start(inputs, keep); !s) return toQ(s.message());
+  if (Status s = prepared->runtime.start(inputs, keep); !s) return failedAt(s.message());
   out = std::move(prepared);
   return {};
 }
@@ -250,7 +255,7 @@ void NumericRun::startPrepare(Then then) {
   m_prepareWatcher.setFuture(QtConcurrent::run([job = makeJob(), generation = m_generation] {
     auto result = std::make_shared<Prepared>();
     result->generation = generation;
-    result->error = prepareRun(job, result->run);
+    result->error = prepareRun(job, result->run, &result->failedNode);
     return result;
   }));
 }
@@ -262,8 +267,9 @@ void NumericRun::onPrepared() {
   m_preparing = false;
   if (!result->error.isEmpty()) {
     m_error = result->error;
+    m_failedNode = result->failedNode;
     setState(State::Failed);
-    Q_EMIT failed(QString(), m_error);
+    Q_EMIT failed(m_failedNode, m_error);
     return;
   }
   m_run = std::move(result->run);

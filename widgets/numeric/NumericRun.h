@@ -161,8 +161,9 @@ private:
   struct PrepareJob;
   PrepareJob makeJob() const;
   /// A prepare job's work: lowers the model in memory, builds its runtime and starts it on the
-  /// chosen inputs. An error message on failure.
-  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out);
+  /// chosen inputs. An error message on failure; `failedNode` (when given) gets the FX node the
+  /// error is about (the node whose lowering or whose op failed), else stays empty.
+  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode = nullptr);
   /// Blocks until no prepare job reads the session's model any more.
   void waitForPrepareJobs();
   void setState(State state);

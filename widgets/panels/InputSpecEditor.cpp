@@ -34,8 +34,15 @@ QString refusal(const InputSpecModel& model, const QModelIndex& index, const QSt
   switch (index.column()) {
   case InputSpecModel::NameColumn:
     return model.nameError(index.row(), text.trimmed());
-  case InputSpecModel::ChannelsColumn:
+  case InputSpecModel::ChannelsColumn: {
+    bool ok = false;
+    const qlonglong channels = text.trimmed().toLongLong(&ok);
+    if (ok && channels > 0) {
+      const QString why = model.channelsError(index.row(), channels);
+      if (!why.isEmpty()) return why;
+    }
     return QStringLiteral("'%1' is not a channel count: a positive integer, or ? for unknown").arg(text);
+  }
   case InputSpecModel::StrideColumn:
     return QStringLiteral("'%1' is not a stride: one positive integer, or three such as 1, 2, 1").arg(text);
   case InputSpecModel::TypeColumn:
@@ -259,6 +266,17 @@ void InputSpecEditor::updateState() {
                  .arg(rows) +
              text;
       m_hint->setStyleSheet(QStringLiteral("color: #b71c1c"));
+    }
+    // A channel count the first layer cannot take (set before the model's needs were known,
+    // or remembered from an earlier version of the model).
+    for (int r = 0; r < rows; ++r) {
+      const InputSpec& spec = m_model->specs()[static_cast<std::size_t>(r)];
+      if (!spec.channels) continue;
+      const QString why = m_model->channelsError(r, *spec.channels);
+      if (why.isEmpty()) continue;
+      text = why + QStringLiteral(". ") + text;
+      m_hint->setStyleSheet(QStringLiteral("color: #b71c1c"));
+      break;
     }
     m_hint->setText(text);
   }

@@ -1,7 +1,9 @@
 // InputSpecModel: edits a vector of InputSpec, its own or the session's. It checks each value's
 // form (kinds, dtypes, positive channels and strides, a `tensor<...>` type, identifier names);
 // whether the ABI fits the model is resolveExport's job when the interpreter starts or the
-// export runs. Every edit builds the next list and commits it between the table's own
+// export runs, except for a sparse input's channel count, which must be what the first op that
+// takes the input needs (channelNeed: the lowering's own artifact, read with the verifier's
+// channel rules). Every edit builds the next list and commits it between the table's own
 // begin/end signals, so views get row inserts, removals and moves, not resets; a change that
 // comes from the session (undo, another view, a model opened) resets the table.
 
@@ -64,6 +66,11 @@ InputSpecModel::InputSpecModel(StudioSession* session, QObject* parent)
     : QAbstractTableModel(parent), m_session(session) {
   m_specs = session->inputSpecs();
   connect(session, &StudioSession::inputSpecsChanged, this, &InputSpecModel::followSession);
+  // What the needs were computed from changed: compute them again when next asked.
+  for (auto signal : {&StudioSession::graphChanged, &StudioSession::exportOptionsChanged})
+    connect(session, signal, this, [this] { m_needsKey.clear(); });
+  connect(session, &StudioSession::weightsLoaded, this, [this] { m_needsKey.clear(); });
+  connect(session, &StudioSession::modelLoaded, this, [this] { m_needsKey.clear(); });
 }
 
 void InputSpecModel::setSpecs(std::vector<InputSpec> specs) {
@@ -134,6 +141,43 @@ QString InputSpecModel::suggestedNameAmong(const std::vector<InputSpec>& specs) 
     const QString name = QStringLiteral("input_%1").arg(i);
     if (!used.contains(name)) return name;
   }
+}
+
+std::optional<InputChannelNeed> InputSpecModel::channelNeed(int row) const {
+  if (!m_session || !m_session->model() || row < 0 || row >= rowCount() ||
+      !isSparse(m_specs[static_cast<std::size_t>(row)]))
+    return std::nullopt;
+  // The needs do not depend on the channel counts themselves: the key leaves them out.
+  QString key = QString::number(reinterpret_cast<quintptr>(m_session->model())) + QLatin1Char('/') +
+                QString::number(reinterpret_cast<quintptr>(m_session->graph()));
+  for (InputSpec spec : m_specs) {
+    spec.channels.reset();
+    key += QLatin1Char(' ') + cliText(spec);
+  }
+  if (key != m_needsKey) {
+    m_needsKey = key;
+    m_needs.clear();
+    ExportOptions options = m_session->exportOptions();
+    options.inputs = m_specs;
+    options.tracer = &m_session->tracer();
+    Expected<std::vector<InputChannelNeed>> needs = inputChannelNeeds(*m_session->model(), options, m_session->graph());
+    if (needs) m_needs = std::move(*needs);
+  }
+  for (const InputChannelNeed& need : m_needs)
+    if (need.input == static_cast<std::size_t>(row)) return need;
+  return std::nullopt;
+}
+
+QString InputSpecModel::channelsError(int row, std::int64_t channels) const {
+  const std::optional<InputChannelNeed> need = channelNeed(row);
+  if (!need || need->channels == channels) return {};
+  return QStringLiteral("'%1' takes %2 channel%3, not %4: its first layer %5 (%6) has weight '%7' with %2 "
+                        "input channels")
+      .arg(qs(m_specs[static_cast<std::size_t>(row)].name))
+      .arg(need->channels)
+      .arg(need->channels == 1 ? QString() : QStringLiteral("s"))
+      .arg(channels)
+      .arg(need->node.empty() ? QStringLiteral("?") : qs(need->node), qs(need->op), qs(need->weightKey));
 }
 
 int InputSpecModel::addInput(int row) {
@@ -251,7 +295,14 @@ QVariant InputSpecModel::data(const QModelIndex& index, int role) const {
                         .arg(forward.size());
       where += QStringLiteral("\n");
     }
-    return QString(where + QStringLiteral("lattice-cli lower --input ") + shellWord(cliText(spec)));
+    QString tip = where + QStringLiteral("lattice-cli lower --input ") + shellWord(cliText(spec));
+    if (index.column() == ChannelsColumn)
+      if (const std::optional<InputChannelNeed> need = channelNeed(index.row()))
+        tip += QStringLiteral("\nThe first layer %1 (%2) takes %3 input channels (weight '%4').")
+                   .arg(qs(need->node), qs(need->op))
+                   .arg(need->channels)
+                   .arg(qs(need->weightKey));
+    return tip;
   }
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   const bool sparse = isSparse(spec);
@@ -316,6 +367,7 @@ bool InputSpecModel::setData(const QModelIndex& index, const QVariant& value, in
     bool ok = false;
     const qlonglong channels = text.toLongLong(&ok);
     if (!ok || channels <= 0) return false;
+    if (!channelsError(index.row(), channels).isEmpty()) return false;
     spec.channels = channels;
     break;
   }

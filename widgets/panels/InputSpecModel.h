@@ -13,6 +13,7 @@
 ///
 /// A spec means what `lattice-cli lower --input` means by it: cliText() gives that form.
 
+#include "diff/InputChannels.h"
 #include "model/Model.h"
 
 #include <QAbstractTableModel>
@@ -50,6 +51,14 @@ public:
   /// A name for a new row: the first forward parameter (bound) no row uses, else `input`,
   /// `input_1`, ...
   QString suggestedName() const;
+
+  /// What the model needs of `row`'s channel count (bound, sparse rows): the width the first op
+  /// consuming the input takes, from a lowering of the session's model in memory with the
+  /// inputs' widths open (inputChannelNeeds; cached until the model, its graph or the other
+  /// fields of the specs change). Nothing when no op constrains it or the lowering fails.
+  std::optional<InputChannelNeed> channelNeed(int row) const;
+  /// Why `channels` cannot be `row`'s channel count (empty when it can).
+  QString channelsError(int row, std::int64_t channels) const;
 
   /// Inserts a new row at `row` (-1 or past the end: at the end): named suggestedName(), sparse
   /// f32 like the last sparse row's dtype, channels unknown, stride 1. Returns its row.
@@ -90,6 +99,9 @@ private:
   QString suggestedNameAmong(const std::vector<InputSpec>& specs) const;
 
   QPointer<StudioSession> m_session;
+  /// channelNeed's cache: the key it was computed for, and the needs.
+  mutable QString m_needsKey;
+  mutable std::vector<InputChannelNeed> m_needs;
   std::vector<InputSpec> m_specs;
   QStringList m_fixedNames; ///< unbound: the names setSpecs gave
   bool m_committing = false;
