@@ -23,6 +23,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QRadioButton>
@@ -46,6 +47,7 @@ private Q_SLOTS:
   void steppingExecutesEachNode();
   void inputsDialogAndSave();
   void recordedGoldenFindsTheFirstDivergentNode();
+  void knownTrainerDifferenceIsNamed();
   void runtimeErrorStopsOnItsNode();
   void failedRunNamesItsNode();
   void changesWhilePreparing();
@@ -325,6 +327,45 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
   const QHash<QString, QColor> time = overlayColours(OverlayMode::Time, *run, nullptr);
   QCOMPARE(time.size(), 7);
   QVERIFY(!time.contains(QStringLiteral("output")));
+}
+
+void TestNumericRun::knownTrainerDifferenceIsNamed() {
+  // An archive the real torch-lattice recorded (tests/data/real-torch-lattice): its
+  // ConvTranspose3d returns to the input's support, the artifact's conv_transpose3d generates every
+  // child. The run names that difference on `up` instead of reporting a divergence: no first
+  // divergent node, the overlay colours `up` (and the output it flows into) as a known difference,
+  // and the Values dock says which rule, with the rows both sides have compared.
+  MainWindow window;
+  QVERIFY(openAndWait(*window.session(), QStringLiteral(LATTICE_TEST_DATA_DIR "/real-torch-lattice/transposed.ltfx")));
+  NumericRun* run = window.numericRun();
+  QCOMPARE(run->inputChoice().source, NumericRun::InputSource::Recorded);
+  run->run();
+  QVERIFY(waitFor([&] { return !run->isRunning(); }));
+  QCOMPARE(run->state(), NumericRun::State::Finished);
+  const RecordingCheck* check = run->recordingCheck();
+  QVERIFY(check);
+  QVERIFY(check->onlyKnownDifferences());
+  QCOMPARE(run->firstDivergentNode(), QString());
+  const NodeCheck& up = check->nodes[std::size_t(check->firstDifference)];
+  QCOMPARE(up.ref.node, std::string("up"));
+  QCOMPARE(up.differenceRule, std::string("transposed-support"));
+  QVERIFY(up.rows > up.recordedRows);
+  QCOMPARE(up.commonRows, up.recordedRows);
+  QVERIFY2(up.divergence.relL2 < 1e-5, qPrintable(QString::number(up.divergence.relL2)));
+
+  const QHash<QString, QColor> accuracy = overlayColours(OverlayMode::Accuracy, *run, nullptr);
+  QCOMPARE(accuracy.value(QStringLiteral("up")), knownDifferenceColor());
+  QCOMPARE(accuracy.value(QStringLiteral("down")), heatColor(0.0));
+  QVERIFY(overlayLegend(OverlayMode::Accuracy, *run).contains(QStringLiteral("differ by design")));
+
+  window.session()->selectNode(QStringLiteral("up"));
+  auto* panel = window.findChild<ValuesPanel*>(QStringLiteral("valuesPanel"));
+  QVERIFY(panel);
+  QVERIFY2(panel->headerText().contains(QStringLiteral("Known difference (transposed-support)")),
+           qPrintable(panel->headerText()));
+  auto* header = panel->findChild<QLabel*>(QStringLiteral("valuesHeader"));
+  QVERIFY(header);
+  QCOMPARE(header->toolTip().toStdString(), up.difference);
 }
 
 void TestNumericRun::runtimeErrorStopsOnItsNode() {
