@@ -1,4 +1,4 @@
-// MainWindow's numeric debugger (issue 21): Debug ▸ Run on Inputs (the model's artifact lowered in
+// MainWindow's numeric debugger: Debug ▸ Run on Inputs (the model's artifact lowered in
 // memory and executed on a worker, progress in the status bar, Esc cancels), Run Inputs…,
 // Numeric Stepping (each stepped node's ops run too), Go to First Divergent Node (against the
 // archive's recorded activations), and View ▸ Overlay (time or accuracy colours on the model

@@ -1,5 +1,5 @@
 // The graph view over a StudioSession (offscreen): items for every visible node with the
-// role styles of issue #4 item 2, module groups collapsed on large graphs and expanded on
+// role styles, module groups collapsed on large graphs and expanded on
 // demand, search by name / target / module type, arrow-key moves to producers and consumers,
 // selection in both directions, interpreter and breakpoint states, stale and cancelled layouts,
 // the flat view's bound, image export, and the main window's menus and panel hook. Expected
@@ -512,7 +512,7 @@ void TestGraphView::exportsImages() {
   QVERIFY(error.contains(QStringLiteral("bmp")));
 }
 
-// Issue 18.6: Help ▸ Keyboard Shortcuts lists every action that has a key, with that key, and
+// Help ▸ Keyboard Shortcuts lists every action that has a key, with that key, and
 // the search field filters by action, key or menu.
 void TestGraphView::keyboardShortcutsListEveryActionAndSearch() {
   using lattice::studio::ShortcutsDialog;
@@ -558,7 +558,7 @@ void TestGraphView::keyboardShortcutsListEveryActionAndSearch() {
   QVERIFY2(about.contains(QStringLiteral("Graphviz</td><td>2.")), qPrintable(about));
 }
 
-// Issue 18.8: a flat view the layout refuses (902 nodes, more than one Graphviz call takes)
+// A flat view the layout refuses (902 nodes, more than one Graphviz call takes)
 // goes back to module groups, and View ▸ Flat unticks itself (Hierarchical ticked again).
 void TestGraphView::refusedFlatViewUnticksItsAction() {
   QSettings().clear(); // a window opens in the mode it saved last: module groups here
@@ -601,7 +601,7 @@ void TestGraphView::refusedFlatViewUnticksItsAction() {
   QVERIFY(!graph->isHierarchical());
 }
 
-// Issue 18.8: following the interpreter zooms a view too far out to read in to a readable
+// Following the interpreter zooms a view too far out to read in to a readable
 // level (the node's name line, NodeFonts' 9 pt bold, at GraphView::kReadablePointSize or more on
 // screen), and never zooms out a view the user brought closer.
 void TestGraphView::followingZoomsToReadable() {
@@ -643,7 +643,7 @@ void TestGraphView::followingZoomsToReadable() {
   QVERIFY(visible(QStringLiteral("blocks_30_0")));
 }
 
-// Issue 18.8: a node's tooltip, once it ran, reads like its row in the value table: every
+// A node's tooltip, once it ran, reads like its row in the value table: every
 // value column's title and the text the table shows there, not the value's debug repr.
 void TestGraphView::nodeToolTipReadsLikeTheValueTable() {
   Fixture f;
@@ -731,7 +731,7 @@ void TestGraphView::mainWindowMenusAndPanels() {
 }
 
 void TestGraphView::benchmarkLargeGraph() {
-  // Issue #4 item 3 targets, timed on demand (LATTICE_BENCH=1): example:chain:10000 opens to an
+  // Timing targets, on demand (LATTICE_BENCH=1): example:chain:10000 opens to an
   // interactive view in under 3 s and a collapsed group expands in under 1 s.
   if (qEnvironmentVariableIsEmpty("LATTICE_BENCH")) QSKIP("set LATTICE_BENCH=1 to time chain:10000");
   Fixture f;

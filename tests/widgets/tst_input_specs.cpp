@@ -1,4 +1,4 @@
-// Inputs for every model (issue 18 item 5). A model without example inputs — as a TorchScript
+// Inputs for every model. A model without example inputs — as a TorchScript
 // file is: here `example:chain:2` written as an .ltfx archive with its example inputs removed —
 // refuses F5 with a message that says where to add them, and after one row is added in the
 // Inputs table (x, sparse, f32, 16 channels: the chain's own input) the interpreter runs to the
@@ -520,7 +520,7 @@ void TestInputSpecs::rememberedPerModelAcrossSessions() {
   QCOMPARE(chain3.inputSpecs()[0].stride, (std::array<int64_t, 3>{1, 1, 1}));
 }
 
-// Before issue 18 the export dialog remembered edited inputs itself (as many as the archive
+// Older versions of the export dialog remembered edited inputs themselves (as many as the archive
 // has), under export/models/<sha1 of the reference>: a session takes them over.
 void TestInputSpecs::exportDialogsOldSettingsAreTakenOver() {
   const QString reference = QStringLiteral("example:chain:2");

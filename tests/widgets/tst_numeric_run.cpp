@@ -1,4 +1,4 @@
-// The studio's numeric debugger (issue 21 items 1, 2, 4, 5): NumericRun and its Debug actions.
+// The studio's numeric debugger: NumericRun and its Debug actions.
 // Independent expectations: `lattice-cli run MODEL --random-inputs N:SEED --values FILE` (the same
 // model lowered and run by the CLI) for every node's value, after a full Run and after numeric
 // stepping; and an archive whose recorded activations disagree at one known node for the first

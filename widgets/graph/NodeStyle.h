@@ -1,5 +1,5 @@
 #pragma once
-/// \file Node roles and their look (issue #4 item 2): what a node of the traced graph is for the
+/// \file Node roles and their look: what a node of the traced graph is for the
 /// lowering, the colours the graph view, its legend and the panels use for it, and the two
 /// label lines items paint.
 
