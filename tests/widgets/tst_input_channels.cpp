@@ -14,6 +14,7 @@
 
 #include <QAbstractItemDelegate>
 #include <QTableView>
+#include <QUndoStack>
 #include <QtTest/QtTest>
 
 using namespace lattice;
