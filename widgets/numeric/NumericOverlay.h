@@ -1,5 +1,5 @@
 #pragma once
-/// \file The numeric overlays on the model graph (issue 21 item 4): each box coloured by its
+/// \file The numeric overlays on the model graph: each box coloured by its
 /// node's wall time in the last run (a collapsed module group by the sum over its nodes), or by
 /// its relative L2 error against the recorded golden (a group by the worst of its nodes), from
 /// green through yellow to red, with the legend that says what the colours mean.

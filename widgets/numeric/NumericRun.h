@@ -1,5 +1,5 @@
 #pragma once
-/// \file NumericRun: the studio's numeric debugger state (issue 21 items 1, 2, 4, 5). It holds the
+/// \file NumericRun: the studio's numeric debugger state. It holds the
 /// run's inputs (random from the ABI, a file, or the archive's recorded ones: one choice per model,
 /// remembered), executes the model's artifact lowered in memory on them (Debug ▸ Run on Inputs: the
 /// ops on a worker thread with progress and cancel), follows the session's interpreter (with

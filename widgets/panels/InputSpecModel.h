@@ -1,6 +1,5 @@
 #pragma once
-/// \file InputSpecModel: a model's input ABI as an editable table (issue #4 item 6, issue 18
-/// item 5), one row per exposed forward input in order: name, kind (sparse/dense), dtype
+/// \file InputSpecModel: a model's input ABI as an editable table, one row per exposed forward input in order: name, kind (sparse/dense), dtype
 /// (sparse), channels, stride (sparse) and tensor type (dense). Rows can be added, removed and
 /// moved. Edits are validated; an invalid value is refused (setData returns false) and the spec
 /// keeps its previous value. The names of the archive's own inputs are fixed; an added row's
