@@ -1,5 +1,6 @@
 // lattice-bench --runtime: the CPU runtime on SparseResNet21D and SparseResUNet42 (lowered in
-// memory) at 10 000 and 100 000 points sampled on surfaces, and on a chain of 16→16 subm convs.
+// memory) at 10 000 and 100 000 points sampled on surfaces, on a chain of 16→16 subm convs, and
+// on example:chain at 1 000 and 10 000 blocks, whose time per op must not grow with the graph.
 // Each case runs in its own process (so its peak RSS is its own) and reports, for the median of
 // the timed runs: total time, kernel-map time and its share, conv GFLOP/s (2·edges·C_in·C_out per
 // second of conv time without kernel maps), the same-run roofline (LibTorch's GEMM on exactly the
@@ -64,6 +65,8 @@ const std::vector<BenchCase>& allCases() {
       {"sparse_resunet42_10k", "example:sparse_resunet42", 10000},
       {"sparse_resunet42_100k", "example:sparse_resunet42", 100000},
       {"chain_subm16", "chain", 100000},
+      {"chain_1000", "example:chain:1000", 1000},
+      {"chain_10000", "example:chain:10000", 1000},
   };
   return cases;
 }
@@ -162,8 +165,9 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
     if (Status s = rt->run(); !s) throw std::runtime_error(s.message());
     return msSince(t0);
   };
-  // Warm-up with every value kept: prepares the weights and measures every activation's size.
-  runOnce(runtime::Numerics::Default, true);
+  // Warm-up with every value kept (as the studio runs): prepares the weights and measures every
+  // activation's size.
+  const double keptMs = runOnce(runtime::Numerics::Default, true);
   std::vector<std::uint64_t> activations;
   for (const runtime::PlanOp& op : rt->plan().ops)
     for (int slot : op.results) activations.push_back(runtime::valueBytes(rt->value(slot)));
@@ -232,6 +236,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
           {"inputs_mb", static_cast<double>(inputBytes) / (1024.0 * 1024.0)},
           {"two_largest_activations_mb", static_cast<double>(twoLargest) / (1024.0 * 1024.0)},
           {"exact_ms", exactMs},
+          {"kept_ms", keptMs},
           {"threads", runtime::threads()}};
 }
 
@@ -325,6 +330,18 @@ int runtimeBenchMain(int argc, char** argv) {
     if (small && large)
       std::printf("%s: 100k / 10k total = %.2fx (target <= 12x)\n", model,
                   (*large)["total_ms"].get<double>() / (*small)["total_ms"].get<double>());
+  }
+  const nlohmann::json* shortChain = find("chain_1000");
+  const nlohmann::json* longChain = find("chain_10000");
+  if (shortChain && longChain) {
+    auto perOp = [](const nlohmann::json& r, const char* field) {
+      return r[field].get<double>() / std::max(1.0, r["ops"].get<double>());
+    };
+    for (const char* field : {"total_ms", "kept_ms"})
+      std::printf("chain per op (%s): %.4f ms at %lld ops, %.4f ms at %lld ops: ratio %.2fx (target <= 1.5x)\n",
+                  std::string(field) == "kept_ms" ? "every value kept" : "values freed", perOp(*shortChain, field),
+                  (*shortChain)["ops"].get<long long>(), perOp(*longChain, field), (*longChain)["ops"].get<long long>(),
+                  perOp(*longChain, field) / perOp(*shortChain, field));
   }
   std::printf("targets: conv >= 50%% of roofline on sparse_resunet42_100k; kernel maps <= 25%% of total; "
               "peak RSS <= bound (2 x (weights + two largest activations))\n");

@@ -7,17 +7,28 @@
 
 namespace lattice {
 
-int LoweredRun::opEndOf(const std::string& node) const {
-  for (int i = static_cast<int>(opNodes.size()); i > 0; --i)
-    if (opNodes[static_cast<std::size_t>(i - 1)] == node) return i;
-  return -1;
+void LoweredRun::index() {
+  m_opsOf.clear();
+  m_valuesOf.clear();
+  for (std::size_t i = 0; i < opNodes.size(); ++i) m_opsOf[opNodes[i]].push_back(static_cast<int>(i));
+  for (std::size_t i = 0; i < nodeValues.size(); ++i) m_valuesOf[nodeValues[i].node].push_back(static_cast<int>(i));
 }
 
-std::vector<int> LoweredRun::opsOf(const std::string& node) const {
-  std::vector<int> ops;
-  for (std::size_t i = 0; i < opNodes.size(); ++i)
-    if (opNodes[i] == node) ops.push_back(static_cast<int>(i));
-  return ops;
+int LoweredRun::opEndOf(const std::string& node) const {
+  const std::vector<int>& ops = opsOf(node);
+  return ops.empty() ? -1 : ops.back() + 1;
+}
+
+const std::vector<int>& LoweredRun::opsOf(const std::string& node) const {
+  static const std::vector<int> none;
+  auto it = m_opsOf.find(node);
+  return it == m_opsOf.end() ? none : it->second;
+}
+
+const std::vector<int>& LoweredRun::valuesOf(const std::string& node) const {
+  static const std::vector<int> none;
+  auto it = m_valuesOf.find(node);
+  return it == m_valuesOf.end() ? none : it->second;
 }
 
 Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::string& artifactName) {
@@ -36,7 +47,7 @@ Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::st
     if (record.kind != OpProvenance::Kind::Op) continue;
     for (std::string& name : builder.resultsOf(record)) ownerOfResult.emplace(std::move(name), builder.ownerOf(record));
   }
-  LoweredRun out{std::move(*rt), {}, {}};
+  LoweredRun out(std::move(*rt));
   const runtime::RuntimePlan& plan = out.runtime.plan();
   out.opNodes.reserve(plan.ops.size());
   for (const runtime::PlanOp& op : plan.ops) {
@@ -45,6 +56,7 @@ Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::st
   }
   if (!lowering.direct() && lowering.interpreter)
     out.nodeValues = artifactValuesByNode(*lowering.graph, *lowering.interpreter);
+  out.index();
   return out;
 }
 

@@ -10,11 +10,15 @@
 #include "support/Expected.h"
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace lattice {
 
 struct LoweredRun {
+  explicit LoweredRun(runtime::Runtime rt) : runtime(std::move(rt)) {}
+
   runtime::Runtime runtime;
   /// Per plan op: the FX node that emitted it ("" for ops emitted outside any node: the inputs'
   /// sparse.make on the direct path).
@@ -26,7 +30,18 @@ struct LoweredRun {
   /// it executes the node's ops (ops are emitted, and run, in node order).
   int opEndOf(const std::string& node) const;
   /// Indices of the ops node `node` emitted, in order.
-  std::vector<int> opsOf(const std::string& node) const;
+  const std::vector<int>& opsOf(const std::string& node) const;
+  /// Indices into nodeValues of node `node`'s values, in order.
+  const std::vector<int>& valuesOf(const std::string& node) const;
+
+  /// Builds the node → ops and node → values index from opNodes and nodeValues (runLowering does;
+  /// call it again after changing either). Lookups are then constant time, so stepping and the
+  /// overlays cost the same per node on a graph of any length.
+  void index();
+
+private:
+  std::unordered_map<std::string, std::vector<int>> m_opsOf;
+  std::unordered_map<std::string, std::vector<int>> m_valuesOf;
 };
 
 /// Builds the runtime of a finished lowering. `artifactName` stands for the artifact directory in

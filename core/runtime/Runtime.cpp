@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <new>
 #include <optional>
 #include <unordered_map>
@@ -68,25 +69,67 @@ std::string firstLines(const std::vector<Diagnostic>& diagnostics) {
 
 } // namespace
 
-struct Runtime::Impl {
-  RuntimePlan plan;
-  WeightSource weights;
-  WeightCache prepared;
-  KernelMapCache maps;
+/// One execution of the plan: its values, statistics and kernel maps. The runtime's own run is
+/// one; recompute() makes a short-lived second one.
+struct Execution {
   RuntimeOptions options;
   std::vector<RuntimeValue> slots;
+  std::vector<std::uint64_t> slotBytes; // valueBytes of each slot, kept so liveBytes is a running sum
+  std::uint64_t liveBytes = 0;
   std::vector<OpStats> stats;
+  KernelMapCache maps;
   int current = 0;
-  bool started = false;
   std::optional<Error> error;
-  std::atomic<bool> cancelled{false};
+  /// With keepValues: the slots past their last use that are still held, oldest first, their
+  /// bytes, and the slots dropped to stay within options.keepBudgetBytes.
+  std::deque<int> retained;
+  std::uint64_t retainedBytes = 0;
+  std::vector<bool> evicted;
+  int pinned = -1; ///< a slot never freed (what recompute() is after)
 
-  void release(int slot) {
-    if (!options.keepValues) slots[static_cast<std::size_t>(slot)] = std::monostate{};
+  void reset(const RuntimePlan& plan, const RuntimeOptions& o) {
+    options = o;
+    maps.clear();
+    slots.assign(plan.slotNames.size(), std::monostate{});
+    slotBytes.assign(plan.slotNames.size(), 0);
+    liveBytes = 0;
+    stats.assign(plan.ops.size(), OpStats{});
+    current = 0;
+    error.reset();
+    retained.clear();
+    retainedBytes = 0;
+    evicted.assign(plan.slotNames.size(), false);
   }
 
-  Status step() {
-    if (!started) return makeError("the runtime was not started");
+  void store(int slot, RuntimeValue value) {
+    const auto i = static_cast<std::size_t>(slot);
+    liveBytes -= slotBytes[i];
+    slotBytes[i] = valueBytes(value);
+    liveBytes += slotBytes[i];
+    slots[i] = std::move(value);
+  }
+
+  /// `slot` is past its last use: freed, or with keepValues held within the budget.
+  void release(int slot) {
+    if (slot == pinned) return;
+    if (!options.keepValues) {
+      store(slot, std::monostate{});
+      return;
+    }
+    if (options.keepBudgetBytes == 0) return;
+    retained.push_back(slot);
+    retainedBytes += slotBytes[static_cast<std::size_t>(slot)];
+    while (retainedBytes > options.keepBudgetBytes && !retained.empty()) {
+      const int oldest = retained.front();
+      retained.pop_front();
+      retainedBytes -= slotBytes[static_cast<std::size_t>(oldest)];
+      store(oldest, std::monostate{});
+      evicted[static_cast<std::size_t>(oldest)] = true;
+    }
+  }
+
+  Status step(const RuntimePlan& plan, const WeightSource& weights, WeightCache& prepared,
+              const std::atomic<bool>& cancelled) {
     if (error) return *error;
     const int n = static_cast<int>(plan.ops.size());
     if (current >= n) return {};
@@ -124,18 +167,41 @@ struct Runtime::Impl {
     if (error) return *error;
     st.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     st.ran = true;
-    for (std::size_t i = 0; i < op.results.size(); ++i) {
-      const int slot = op.results[i];
-      slots[static_cast<std::size_t>(slot)] = std::move(results[i]);
+    for (std::size_t i = 0; i < op.results.size(); ++i) store(op.results[i], std::move(results[i]));
+    if (options.afterOp) options.afterOp(current);
+    for (int slot : op.results)
       if (plan.lastUse[static_cast<std::size_t>(slot)] < 0) release(slot);
-    }
     for (int slot : op.operands)
       if (plan.lastUse[static_cast<std::size_t>(slot)] == current) release(slot);
     if (!options.keepValues) maps.prune(); // the maps of supports no value holds any more
-    for (const RuntimeValue& v : slots) st.liveBytes += valueBytes(v);
+    st.liveBytes = liveBytes;
     st.mapBytes = maps.bytes();
     ++current;
     return {};
+  }
+
+  /// Binds the plan's arguments (already checked by bindInputs).
+  void bind(const RuntimePlan& plan, const std::vector<Tensor>& bound) {
+    for (std::size_t i = 0; i < plan.args.size(); ++i) {
+      const int slot = plan.args[i].slot;
+      store(slot, bound[i]);
+      if (plan.lastUse[static_cast<std::size_t>(slot)] < 0) release(slot);
+    }
+  }
+};
+
+struct Runtime::Impl {
+  RuntimePlan plan;
+  WeightSource weights;
+  WeightCache prepared;
+  std::vector<Tensor> inputs; ///< the bound arguments of the current run (buffers shared)
+  Execution run;
+  bool started = false;
+  std::atomic<bool> cancelled{false};
+
+  Status step() {
+    if (!started) return makeError("the runtime was not started");
+    return run.step(plan, weights, prepared, cancelled);
   }
 };
 
@@ -210,33 +276,26 @@ const WeightSource& Runtime::weights() const { return m_impl->weights; }
 Status Runtime::start(const RuntimeInputs& inputs, const RuntimeOptions& options) {
   Impl& d = *m_impl;
   d.started = false;
-  d.error.reset();
   d.cancelled = false;
-  d.options = options;
-  d.maps.clear();
-  d.slots.assign(d.plan.slotNames.size(), std::monostate{});
-  d.stats.assign(d.plan.ops.size(), OpStats{});
-  d.current = 0;
+  d.inputs.clear();
+  d.run.reset(d.plan, options);
   Expected<std::vector<Tensor>> bound = bindInputs(d.plan, inputs);
   if (!bound) return bound.error();
-  for (std::size_t i = 0; i < d.plan.args.size(); ++i) {
-    const int slot = d.plan.args[i].slot;
-    d.slots[static_cast<std::size_t>(slot)] = std::move((*bound)[i]);
-    if (d.plan.lastUse[static_cast<std::size_t>(slot)] < 0) d.release(slot);
-  }
+  d.inputs = std::move(*bound);
+  d.run.bind(d.plan, d.inputs);
   d.started = true;
   return {};
 }
 
 bool Runtime::started() const { return m_impl->started; }
 bool Runtime::finished() const {
-  return m_impl->started && m_impl->current >= static_cast<int>(m_impl->plan.ops.size());
+  return m_impl->started && m_impl->run.current >= static_cast<int>(m_impl->plan.ops.size());
 }
-int Runtime::currentOp() const { return m_impl->current; }
+int Runtime::currentOp() const { return m_impl->run.current; }
 Status Runtime::step() { return m_impl->step(); }
 
 Status Runtime::runUntil(int opIndex) {
-  while (!finished() && m_impl->current < opIndex)
+  while (!finished() && m_impl->run.current < opIndex)
     if (Status s = step(); !s) return s;
   return m_impl->started ? Status{} : Status(makeError("the runtime was not started"));
 }
@@ -246,15 +305,43 @@ void Runtime::cancel() { m_impl->cancelled = true; }
 
 const RuntimeValue& Runtime::value(int slot) const {
   static const RuntimeValue none;
-  if (slot < 0 || static_cast<std::size_t>(slot) >= m_impl->slots.size()) return none;
-  return m_impl->slots[static_cast<std::size_t>(slot)];
+  if (slot < 0 || static_cast<std::size_t>(slot) >= m_impl->run.slots.size()) return none;
+  return m_impl->run.slots[static_cast<std::size_t>(slot)];
 }
 
-const OpStats& Runtime::stats(int opIndex) const { return m_impl->stats.at(static_cast<std::size_t>(opIndex)); }
+bool Runtime::evicted(int slot) const {
+  return slot >= 0 && static_cast<std::size_t>(slot) < m_impl->run.evicted.size() &&
+         m_impl->run.evicted[static_cast<std::size_t>(slot)];
+}
+
+std::uint64_t Runtime::keptBytes() const { return m_impl->run.liveBytes; }
+
+Expected<RuntimeValue> Runtime::recompute(int slot, const std::atomic<bool>* cancel) const {
+  const Impl& d = *m_impl;
+  if (!d.started) return makeError("the runtime was not started");
+  if (slot < 0 || static_cast<std::size_t>(slot) >= d.plan.slotNames.size()) return makeError("no such value");
+  const int producer = d.plan.producer[static_cast<std::size_t>(slot)];
+  if (producer >= d.run.current) return makeError("%" + d.plan.slotNames[static_cast<std::size_t>(slot)] + " was not computed yet");
+  // A second execution from the bound inputs, freeing as it goes, up to the producing op.
+  RuntimeOptions options;
+  options.numerics = d.run.options.numerics;
+  Execution again;
+  again.reset(d.plan, options);
+  again.pinned = slot;
+  again.bind(d.plan, d.inputs);
+  WeightCache prepared = d.prepared;
+  static const std::atomic<bool> never{false};
+  const std::atomic<bool>& stop = cancel ? *cancel : never;
+  while (again.current <= producer)
+    if (Status s = again.step(d.plan, d.weights, prepared, stop); !s) return s.error();
+  return again.slots[static_cast<std::size_t>(slot)];
+}
+
+const OpStats& Runtime::stats(int opIndex) const { return m_impl->run.stats.at(static_cast<std::size_t>(opIndex)); }
 
 double Runtime::kernelMapMs() const {
   double total = 0.0;
-  for (const OpStats& s : m_impl->stats) total += s.kernelMapMs;
+  for (const OpStats& s : m_impl->run.stats) total += s.kernelMapMs;
   return total;
 }
 

@@ -23,6 +23,8 @@
 #include "tensor/Safetensors.h"
 #include "verify/ArtifactGraph.h"
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -91,6 +93,13 @@ struct RuntimeOptions {
   /// Keep every op's value after the run (the studio shows them); otherwise a value is freed
   /// after its last use and only the outputs remain.
   bool keepValues = false;
+  /// With keepValues: how many bytes of values past their last use stay held (0: all of them).
+  /// Beyond it the oldest such values are dropped (evicted() says which); recompute() gives one
+  /// back. Values a later op still reads are never dropped.
+  std::uint64_t keepBudgetBytes = 0;
+  /// Called on the running thread after each op stored its results and before any value is
+  /// freed or dropped: a consumer that needs every value once (a golden check) reads them here.
+  std::function<void(int opIndex)> afterOp;
 };
 
 class Runtime {
@@ -129,6 +138,16 @@ public:
 
   /// The value of a slot (std::monostate when not computed yet or freed).
   const RuntimeValue& value(int slot) const;
+  /// True when the slot's value was computed and then dropped to stay within the keep budget.
+  bool evicted(int slot) const;
+  /// Bytes of the values held now.
+  std::uint64_t keptBytes() const;
+  /// The value of an already computed slot computed again: a second execution from the bound
+  /// inputs to the op that produces it, freeing values after their last use as a run without
+  /// keepValues does (its own kernel maps; the prepared weights are copied). The result equals
+  /// what the run computed. Must not overlap step() or run() of this runtime; `cancel` (may be
+  /// null) stops it with "cancelled".
+  Expected<RuntimeValue> recompute(int slot, const std::atomic<bool>* cancel = nullptr) const;
   /// Statistics of op `opIndex` in the current run.
   const OpStats& stats(int opIndex) const;
   /// Sum of every op's kernel-map time in the current run.

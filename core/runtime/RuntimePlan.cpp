@@ -114,7 +114,6 @@ public:
 
 private:
   RuntimePlan m_plan;
-  std::unordered_map<std::string, int> m_slots;
   PlanError m_error;
 
   const PlanError* fail(SourceLoc loc, std::string message) {
@@ -128,7 +127,7 @@ private:
     m_plan.slotTypes.push_back(&def.type);
     m_plan.producer.push_back(-1);
     m_plan.lastUse.push_back(-1);
-    m_slots.emplace(def.name, slot);
+    m_plan.slotIndex.emplace(def.name, slot);
     return slot;
   }
 
@@ -175,7 +174,7 @@ private:
       arg.role = i < roles.size() ? roles[i] : "";
       arg.def = &def;
       if (def.name.empty()) return fail(def.loc, "argument value label must not be empty.");
-      if (m_slots.count(def.name)) return fail(def.loc, "duplicate runtime value label: %" + def.name);
+      if (m_plan.slotIndex.count(def.name)) return fail(def.loc, "duplicate runtime value label: %" + def.name);
       if (arg.abiName.empty()) return fail(def.loc, "argument ABI name must not be empty.");
       if (!abiNames.insert(arg.abiName).second)
         return fail(def.loc, "duplicate artifact input ABI name: " + arg.abiName);
@@ -234,14 +233,14 @@ private:
     planOp.kind = schema->name;
     const int index = static_cast<int>(m_plan.ops.size());
     for (const ArtifactValueUse& use : op.operands) {
-      const auto it = m_slots.find(use.name);
-      if (it == m_slots.end()) return fail(use.loc, name + " uses undefined value: %" + use.name);
+      const auto it = m_plan.slotIndex.find(use.name);
+      if (it == m_plan.slotIndex.end()) return fail(use.loc, name + " uses undefined value: %" + use.name);
       planOp.operands.push_back(it->second);
       m_plan.lastUse[it->second] = index;
     }
     for (const ArtifactValueDef& def : op.results) {
       if (def.name.empty()) return fail(def.loc, "argument value label must not be empty.");
-      if (m_slots.count(def.name)) return fail(def.loc, "duplicate runtime value label: %" + def.name);
+      if (m_plan.slotIndex.count(def.name)) return fail(def.loc, "duplicate runtime value label: %" + def.name);
       const int slot = newSlot(def);
       m_plan.producer[slot] = index;
       planOp.results.push_back(slot);
@@ -260,8 +259,8 @@ private:
     std::unordered_set<std::string> abiNames;
     for (std::size_t i = 0; i < f.ret.operands.size(); ++i) {
       const ArtifactValueUse& use = f.ret.operands[i];
-      const auto it = m_slots.find(use.name);
-      if (it == m_slots.end()) return fail(use.loc, "return uses undefined value: %" + use.name);
+      const auto it = m_plan.slotIndex.find(use.name);
+      if (it == m_plan.slotIndex.end()) return fail(use.loc, "return uses undefined value: %" + use.name);
       if (names[i].empty()) return fail(f.ret.loc, "output ABI name must not be empty.");
       if (!abiNames.insert(names[i]).second) return fail(f.ret.loc, "duplicate artifact output ABI name: " + names[i]);
       if (!kOutputRoles.count(roles[i])) return fail(f.ret.loc, "unsupported artifact output ABI role: " + roles[i] + ".");
@@ -330,9 +329,8 @@ const std::string& PlanOp::text(std::string_view name) const {
 
 int RuntimePlan::slotOf(std::string_view name) const {
   if (!name.empty() && name.front() == '%') name.remove_prefix(1);
-  for (std::size_t i = 0; i < slotNames.size(); ++i)
-    if (slotNames[i] == name) return static_cast<int>(i);
-  return -1;
+  auto it = slotIndex.find(std::string(name));
+  return it == slotIndex.end() ? -1 : it->second;
 }
 
 int RuntimePlan::opIndexOf(std::string_view name) const {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace lattice::runtime {
@@ -75,6 +76,8 @@ struct RuntimePlan {
   std::vector<const ArtifactType*> slotTypes;
   std::vector<int> producer;
   std::vector<int> lastUse;
+  /// SSA name without `%` → slot.
+  std::unordered_map<std::string, int> slotIndex;
 
   /// The slot of `%name` (with or without the `%`), or -1.
   int slotOf(std::string_view name) const;

@@ -25,6 +25,7 @@ private Q_SLOTS:
   void nodesMapToTheirValues();
   void runsLikeTheWrittenArtifact();
   void runUntilANodeExecutesItsOps();
+  void budgetDropsOldValuesAndRecomputeGivesThemBack();
 };
 
 namespace {
@@ -148,6 +149,60 @@ void TestLoweredRun::runUntilANodeExecutesItsOps() {
   const runtime::RuntimePlan& plan = run->runtime.plan();
   QVERIFY(std::holds_alternative<runtime::Sparse>(run->runtime.value(plan.slotOf("blocks_0_0"))));
   QVERIFY(std::holds_alternative<std::monostate>(run->runtime.value(plan.slotOf("blocks_0_1"))));
+}
+
+// A run that keeps values within a budget drops the oldest values past their last use; each
+// dropped value computed again equals, byte for byte, the value a run that kept everything held.
+void TestLoweredRun::budgetDropsOldValuesAndRecomputeGivesThemBack() {
+  Lowered l = lowerChain(6);
+  Expected<LoweredRun> all = runLowering(l.lowering, "chain");
+  Expected<LoweredRun> budgeted = runLowering(l.lowering, "chain");
+  QVERIFY(all && budgeted);
+  const runtime::RuntimeInputs inputs = inputsFor(all->runtime);
+  runtime::RuntimeOptions keepAll;
+  keepAll.keepValues = true;
+  QVERIFY(all->runtime.start(inputs, keepAll));
+  QVERIFY(all->runtime.run());
+  const runtime::RuntimePlan& plan = budgeted->runtime.plan();
+  // The budget holds about two of the chain's feature values.
+  const int first = plan.slotOf("blocks_0_0");
+  const std::uint64_t one = runtime::valueBytes(all->runtime.value(first));
+  QVERIFY(one > 0);
+  runtime::RuntimeOptions keepSome = keepAll;
+  keepSome.keepBudgetBytes = 2 * one + one / 2;
+  int seen = 0;
+  keepSome.afterOp = [&](int) { ++seen; };
+  QVERIFY(budgeted->runtime.start(inputs, keepSome));
+  QVERIFY(budgeted->runtime.run());
+  QCOMPARE(seen, static_cast<int>(plan.ops.size()));
+  QVERIFY(budgeted->runtime.keptBytes() < all->runtime.keptBytes());
+
+  auto bytesOf = [](const runtime::RuntimeValue& v) {
+    std::vector<NamedTensor> tensors;
+    if (const auto* t = std::get_if<runtime::Tensor>(&v)) tensors.push_back({"t", runtime::toTensorData(*t)});
+    if (const auto* s = std::get_if<runtime::Sparse>(&v)) tensors = runtime::sparseTensors("s", *s);
+    std::vector<std::uint8_t> out;
+    for (const NamedTensor& t : tensors) out.insert(out.end(), t.tensor.data(), t.tensor.data() + t.tensor.byteSize());
+    return out;
+  };
+  int dropped = 0;
+  for (const runtime::PlanOp& op : plan.ops)
+    for (int slot : op.results) {
+      const runtime::RuntimeValue& expected = all->runtime.value(slot);
+      if (std::holds_alternative<runtime::WeightRef>(expected)) continue;
+      if (!budgeted->runtime.evicted(slot)) {
+        QVERIFY2(bytesOf(budgeted->runtime.value(slot)) == bytesOf(expected), plan.slotNames[std::size_t(slot)].c_str());
+        continue;
+      }
+      ++dropped;
+      QVERIFY(std::holds_alternative<std::monostate>(budgeted->runtime.value(slot)));
+      Expected<runtime::RuntimeValue> again = budgeted->runtime.recompute(slot);
+      QVERIFY2(again, again ? "" : again.message().c_str());
+      QVERIFY2(bytesOf(*again) == bytesOf(expected), plan.slotNames[std::size_t(slot)].c_str());
+    }
+  QVERIFY2(dropped > 10, std::to_string(dropped).c_str());
+  // The outputs are never dropped.
+  QVERIFY(budgeted->runtime.outputs());
 }
 
 QTEST_APPLESS_MAIN(TestLoweredRun)

@@ -462,9 +462,8 @@ void NumericRun::setState(State state) {
 std::vector<std::pair<QString, runtime::RuntimeValue>> NumericRun::valuesOf(const QString& node) const {
   std::vector<std::pair<QString, runtime::RuntimeValue>> out;
   if (!m_run || isRunning()) return out;
-  const std::string name = node.toStdString();
-  for (const NodeValueRef& ref : m_run->nodeValues) {
-    if (ref.node != name) continue;
+  for (int index : m_run->valuesOf(node.toStdString())) {
+    const NodeValueRef& ref = m_run->nodeValues[static_cast<std::size_t>(index)];
     const int slot = m_run->runtime.plan().slotOf(ref.ssa);
     out.emplace_back(toQ(ref.name), slot < 0 ? runtime::RuntimeValue() : m_run->runtime.value(slot));
   }
