@@ -26,6 +26,7 @@
 #include <QApplication>
 #include <QTabBar>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QScreen>
 #include <QTimer>
 
@@ -44,6 +45,15 @@ using lattice::studio::NumericRun;
 using lattice::studio::StudioSession;
 
 namespace {
+
+/// The process's peak resident set (VmHWM of /proc/self/status) in MB, 0 when unknown.
+double peakRssMb() {
+  QFile status(QStringLiteral("/proc/self/status"));
+  if (!status.open(QIODevice::ReadOnly)) return 0.0;
+  for (const QByteArray& line : status.readAll().split('\n'))
+    if (line.startsWith("VmHWM:")) return line.mid(6).trimmed().split(' ').front().toDouble() / 1024.0;
+  return 0.0;
+}
 
 void fail(const QString& message) {
   std::fprintf(stderr, "lattice-studio: %s\n", qPrintable(message));
@@ -90,6 +100,11 @@ struct StudioOptions {
       QStringLiteral("run"),
       QStringLiteral("Debug > Run on Inputs once loaded (after --step; an artifact runs on the inputs and "
                      "golden its run bar picks); with --screenshot, the window is rendered when the run ended")};
+  QCommandLineOption inputs{
+      QStringLiteral("inputs"),
+      QStringLiteral("run a model on this inputs.safetensors (Debug > Run Inputs > File, as lattice-cli run --inputs "
+                     "reads it); with --run, the studio prints the run's time and peak memory when it ends"),
+      QStringLiteral("FILE")};
   QCommandLineOption overlay{QStringLiteral("overlay"),
                              QStringLiteral("colour the model graph (View > Overlay) or an artifact's op graph by 'time' or "
                                             "'accuracy'"),
@@ -115,6 +130,7 @@ struct StudioOptions {
     parser.addOption(compare);
     parser.addOption(shortcuts);
     parser.addOption(run);
+    parser.addOption(inputs);
     parser.addOption(overlay);
     parser.addOption(select);
   }
@@ -208,7 +224,21 @@ int main(int argc, char** argv) {
         ->trigger();
   const bool runOnInputs = parser.isSet(options.run);
   const QString selectNode = parser.value(options.select);
-  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode, screenshotPath] {
+  const QString inputsFile = parser.value(options.inputs);
+  if (runOnInputs && !inputsFile.isEmpty()) // a scripted run: say what it cost, as lattice-cli run does
+    QObject::connect(window.numericRun(), &NumericRun::stateChanged, &app, [&window](NumericRun::State s) {
+      if (s != NumericRun::State::Finished || !window.numericRun()->lowered()) return;
+      std::printf("lattice-studio: ran %d ops in %.1f ms; peak RSS %.0f MB\n", window.numericRun()->opsTotal(),
+                  window.numericRun()->runMs(), peakRssMb());
+      std::fflush(stdout);
+    });
+  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode, screenshotPath, inputsFile] {
+    if (!inputsFile.isEmpty()) {
+      NumericRun::InputChoice choice = window.numericRun()->inputChoice();
+      choice.source = NumericRun::InputSource::File;
+      choice.file = inputsFile;
+      window.numericRun()->setInputChoice(choice);
+    }
     if (steps > 0) {
       if (!screenshotPath.isEmpty()) window.numericRun()->setStepping(true); // the picture shows values
       session->startInterpreter();

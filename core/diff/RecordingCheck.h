@@ -22,6 +22,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,12 +93,42 @@ struct RecordingCheck {
   bool onlyKnownDifferences() const { return firstDivergent < 0 && firstDifference >= 0; }
 };
 
+/// The numbers of each node value against its recording, taken while a run goes on: for a run
+/// that does not hold every value to its end (the studio within its memory budget). Call
+/// measureOp after each op (RuntimeOptions::afterOp, before the op's operands can be freed);
+/// checkAgainstRecording then judges these numbers for the values the run no longer holds.
+class RecordingMeasurements {
+public:
+  RecordingMeasurements(std::vector<NodeValueRef> refs, const runtime::RuntimePlan& plan,
+                        const ArchiveRecordings& recordings);
+  /// Measures the values op `opIndex` of `run` produced (and, on the first call, the arguments').
+  void measureOp(const runtime::Runtime& run, int opIndex);
+
+  struct Measured {
+    NodeCheck check; ///< rows, divergence and problem filled in; nothing judged yet
+    std::int64_t offGrid = 0;
+    bool strided = false;
+  };
+  /// The numbers of refs()[index], or nullptr when its value was not measured.
+  const Measured* measured(std::size_t index) const;
+  const std::vector<NodeValueRef>& refs() const { return m_refs; }
+
+private:
+  std::vector<NodeValueRef> m_refs;
+  const ArchiveRecordings* m_recordings;
+  std::vector<std::vector<std::size_t>> m_refsOfOp; ///< op index → indices into m_refs
+  std::vector<std::size_t> m_argumentRefs;
+  bool m_argumentsDone = false;
+  std::vector<std::optional<Measured>> m_measured;
+};
+
 /// Compares `refs` (artifactValuesByNode) with `recordings`' activations, reading the values of
 /// `run` (a finished run started with keepValues). A recorded sparse value is matched row by
 /// coordinate (§10.6: the same rows; when they differ, the rows both have), a dense one element
-/// by element.
+/// by element. A value `run` no longer holds is judged from `measured` (same refs) when given.
 RecordingCheck checkAgainstRecording(const std::vector<NodeValueRef>& refs, const runtime::Runtime& run,
-                                     const ArchiveRecordings& recordings, double tolerance);
+                                     const ArchiveRecordings& recordings, double tolerance,
+                                     const RecordingMeasurements* measured = nullptr);
 
 /// One line per compared value (max |Δ|, relative L2, Pearson, a mark over the tolerance), then
 /// the first divergent node or "every recorded node within tolerance".

@@ -52,6 +52,7 @@ private Q_SLOTS:
   void failedRunNamesItsNode();
   void changesWhilePreparing();
   void expectedOutputsAreTheGolden();
+  void memoryBudgetDropsAndRecomputesValues();
 };
 
 namespace {
@@ -248,6 +249,65 @@ void TestNumericRun::inputsDialogAndSave() {
   QCOMPARE(second.inputChoice().seed, quint64(11));
 }
 
+// With a memory budget smaller than the run's values, the oldest values the run no longer needs
+// are dropped; selecting such a node computes it again, and what the panel then shows is, byte for
+// byte, what `lattice-cli run --values` wrote. Cancelling a run gives its values back.
+void TestNumericRun::memoryBudgetDropsAndRecomputesValues() {
+  NumericRun::setMemoryBudget(100 * 1024); // about one value of 2 000 points × 16 channels
+  StudioSession session;
+  NumericRun run(&session);
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:3")));
+  run.setInputChoice(randomChoice(2000, 5));
+  run.run();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Finished);
+  QVERIFY(run.lowered()->runtime.keptBytes() < 400 * 1024);
+
+  QTemporaryDir dir;
+  const QString file = dir.filePath(QStringLiteral("values.safetensors"));
+  QVERIFY(cliValues(QStringLiteral("example:chain:3"), QStringLiteral("2000:5"), file));
+  Expected<SafetensorsFile> cli = SafetensorsFile::open(file.toStdString());
+  QVERIFY(cli);
+  ValuesPanel panel(&session, &run);
+  int dropped = 0, shown = 0;
+  for (const fx::Node& node : session.graph()->nodes()) {
+    const QString name = QString::fromStdString(node.name());
+    if (run.valuesOf(name).empty()) continue;
+    if (run.isDropped(name)) {
+      ++dropped;
+      session.selectNode(name); // the panel asks for it again
+      QVERIFY(run.isRecomputing());
+      QVERIFY(waitFor([&] { return !run.isRecomputing(); }));
+      QVERIFY2(!run.isDropped(name), qPrintable(name));
+    }
+    for (const auto& [valueName, value] : run.valuesOf(name)) {
+      std::vector<NamedTensor> tensors;
+      const std::string ssa = run.lowered()->nodeValues[std::size_t(run.lowered()->valuesOf(node.name()).front())].ssa;
+      if (const auto* s = std::get_if<runtime::Sparse>(&value)) tensors = runtime::sparseTensors(ssa, *s);
+      else if (const auto* t = std::get_if<runtime::Tensor>(&value)) tensors.push_back({ssa, runtime::toTensorData(*t)});
+      QVERIFY2(!tensors.empty(), qPrintable(name));
+      for (const NamedTensor& t : tensors) {
+        const TensorData* expected = cli->find(t.key);
+        QVERIFY2(expected && sameBytes(t.tensor, *expected), t.key.c_str());
+      }
+      ++shown;
+    }
+  }
+  QVERIFY2(dropped >= 5, qPrintable(QString::number(dropped)));
+  QCOMPARE(shown, 11); // x, nine layers, output
+
+  // Esc during a run: the run ends as cancelled and holds no values any more.
+  run.setInputChoice(randomChoice(200000, 6));
+  run.run();
+  QVERIFY(waitFor([&] { return run.lowered() != nullptr && run.opsDone() > 0; }));
+  run.cancel();
+  QVERIFY(waitFor([&] { return !run.isRunning(); }));
+  QCOMPARE(run.state(), NumericRun::State::Failed);
+  QCOMPARE(run.lastError(), QStringLiteral("cancelled"));
+  QVERIFY(run.lowered() == nullptr);
+  NumericRun::setMemoryBudget(0);
+}
+
 void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
   // An archive of the chain with inputs and "recorded" activations: the CLI's values renamed by
   // node (for the chain every node's SSA name is its own), with blocks_0_1 scaled by 1.5.
@@ -304,6 +364,27 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
     if (c.exceeds) exceeding << QString::fromStdString(c.ref.name);
   QCOMPARE(exceeding, QStringList{QStringLiteral("blocks_0_1")});
   QCOMPARE(run->firstDivergentNode(), QStringLiteral("blocks_0_1"));
+  // Within a budget too small to keep any value the run no longer needs, the check is taken as
+  // the ops run: the same numbers, though the values are gone by the end.
+  std::vector<double> errors;
+  for (const NodeCheck& c : check->nodes) errors.push_back(c.divergence.relL2);
+  NumericRun::setMemoryBudget(1);
+  run->run();
+  QVERIFY(waitFor([&] { return !run->isRunning(); }));
+  QCOMPARE(run->state(), NumericRun::State::Finished);
+  QVERIFY(run->isDropped(QStringLiteral("blocks_0_0")));
+  NumericRun::setMemoryBudget(0);
+  check = run->recordingCheck();
+  QVERIFY(check);
+  std::vector<double> budgetedErrors;
+  QStringList budgetedExceeding;
+  for (const NodeCheck& c : check->nodes) {
+    budgetedErrors.push_back(c.divergence.relL2);
+    if (c.exceeds) budgetedExceeding << QString::fromStdString(c.ref.name);
+  }
+  QCOMPARE(budgetedErrors, errors);
+  QCOMPARE(budgetedExceeding, exceeding);
+  QCOMPARE(run->firstDivergentNode(), QStringLiteral("blocks_0_1"));
   QAction* go = window.action(QStringLiteral("debug.firstDivergent"));
   QVERIFY(go->isEnabled());
   go->trigger();
@@ -314,6 +395,8 @@ void TestNumericRun::recordedGoldenFindsTheFirstDivergentNode() {
   QVERIFY(panel);
   QVERIFY2(panel->headerText().contains(QStringLiteral("blocks_0_1")), qPrintable(panel->headerText()));
   QVERIFY2(panel->headerText().contains(QStringLiteral("relative L2 0.333")), qPrintable(panel->headerText()));
+  // The value was dropped within the budget: the panel has it computed again.
+  QVERIFY(waitFor([&] { return !run->isRecomputing(); }));
   QCOMPARE(panel->inspector()->rowsModel()->totalRows(), qint64(200));
   QCOMPARE(int(panel->chart()->values().size()), 7); // x and the six layers (the output is blocks_1_2)
 

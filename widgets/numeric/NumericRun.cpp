@@ -13,6 +13,9 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrent>
 
+#include <malloc.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -30,7 +33,23 @@ struct NumericRun::Prepared {
   QString error;
   QString failedNode; ///< the FX node the error is about, when it is about one
   std::unique_ptr<LoweredRun> run;
+  std::shared_ptr<RecordingMeasurements> measurements;
 };
+
+std::uint64_t NumericRun::defaultMemoryBudget() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+  const std::uint64_t physical = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
+  return std::max<std::uint64_t>(physical / 100, std::uint64_t(128) << 20);
+}
+
+std::uint64_t NumericRun::memoryBudget() {
+  const qulonglong bytes = QSettings().value(QStringLiteral("numeric/memoryBudget"), 0).toULongLong();
+  return bytes > 0 ? std::uint64_t(bytes) : defaultMemoryBudget();
+}
+
+void NumericRun::setMemoryBudget(std::uint64_t bytes) {
+  QSettings().setValue(QStringLiteral("numeric/memoryBudget"), qulonglong(bytes));
+}
 
 QString NumericRun::makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
                                const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
@@ -78,9 +97,11 @@ struct NumericRun::PrepareJob {
   std::string name;
   NumericRun::InputChoice choice;
   const ArchiveRecordings* recordings = nullptr;
+  std::uint64_t budget = 0; ///< RuntimeOptions::keepBudgetBytes
 };
 
-QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode) {
+QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode,
+                               std::shared_ptr<RecordingMeasurements>* measurements) {
   Expected<PreparedLowering> lowering = prepareLowering(*job.model, job.options, job.graph);
   if (!lowering) return toQ(lowering.message());
   const auto failedAt = [&](const std::string& message) {
@@ -98,6 +119,15 @@ QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun
     return failedAt(problem.toStdString());
   runtime::RuntimeOptions keep;
   keep.keepValues = true;
+  keep.keepBudgetBytes = job.budget;
+  // The golden check reads every value once, as it is made: values may be dropped later.
+  if (measurements && job.choice.source == InputSource::Recorded && job.recordings &&
+      job.recordings->hasActivations()) {
+    auto m = std::make_shared<RecordingMeasurements>(prepared->nodeValues, prepared->runtime.plan(), *job.recordings);
+    const runtime::Runtime* rt = &prepared->runtime;
+    keep.afterOp = [m, rt](int op) { m->measureOp(*rt, op); };
+    *measurements = m;
+  }
   if (Status s = prepared->runtime.start(inputs, keep); !s) return failedAt(s.message());
   out = std::move(prepared);
   return {};
@@ -109,6 +139,7 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
   connect(m_poll, &QTimer::timeout, this, [this] { Q_EMIT progressed(opsDone(), opsTotal()); });
   connect(&m_watcher, &QFutureWatcherBase::finished, this, &NumericRun::onRunFinished);
   connect(&m_prepareWatcher, &QFutureWatcherBase::finished, this, &NumericRun::onPrepared);
+  connect(&m_recomputeWatcher, &QFutureWatcherBase::finished, this, &NumericRun::onRecomputed);
   // A prepare job reads the model, its graph and the tracer: they must outlive it.
   connect(session, &StudioSession::aboutToChange, this, [this] {
     drop();
@@ -131,6 +162,7 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
 }
 
 NumericRun::~NumericRun() {
+  stopRecompute();
   if (m_run && m_watcher.isRunning()) {
     m_run->runtime.cancel();
     m_watcher.waitForFinished();
@@ -230,6 +262,7 @@ NumericRun::PrepareJob NumericRun::makeJob() const {
   job.name = (file.isEmpty() ? reference : file).toStdString();
   job.choice = m_choice;
   job.recordings = m_recordings ? &*m_recordings : nullptr;
+  job.budget = memoryBudget();
   return job;
 }
 
@@ -255,7 +288,7 @@ void NumericRun::startPrepare(Then then) {
   m_prepareWatcher.setFuture(QtConcurrent::run([job = makeJob(), generation = m_generation] {
     auto result = std::make_shared<Prepared>();
     result->generation = generation;
-    result->error = prepareRun(job, result->run, &result->failedNode);
+    result->error = prepareRun(job, result->run, &result->failedNode, &result->measurements);
     return result;
   }));
 }
@@ -273,6 +306,7 @@ void NumericRun::onPrepared() {
     return;
   }
   m_run = std::move(result->run);
+  m_measurements = std::move(result->measurements);
   if (m_then == Then::Run) {
     startWorker(-1);
     return;
@@ -300,6 +334,7 @@ void NumericRun::run() {
 }
 
 void NumericRun::startWorker(int end) {
+  stopRecompute(); // a recompute reads the runtime the worker is about to change
   setState(State::Running);
   runtime::Runtime* rt = &m_run->runtime;
   std::atomic<int>* progress = &m_progress;
@@ -322,7 +357,10 @@ void NumericRun::cancel() {
     Q_EMIT failed(QString(), m_error);
     return;
   }
-  if (isRunning() && m_run) m_run->runtime.cancel();
+  if (isRunning() && m_run) {
+    m_cancelRequested = true;
+    m_run->runtime.cancel();
+  }
 }
 
 void NumericRun::onRunFinished() {
@@ -332,6 +370,15 @@ void NumericRun::onRunFinished() {
   m_poll->stop();
   const QString error = m_watcher.result();
   const int stepTarget = std::exchange(m_stepTarget, -1);
+  if (std::exchange(m_cancelRequested, false) && !error.isEmpty()) {
+    // A cancelled run's values are given back: what the user stopped is not worth its memory.
+    drop();
+    m_error = tr("cancelled");
+    setState(State::Failed);
+    Q_EMIT failed(QString(), m_error);
+    Q_EMIT progressed(0, 0);
+    return;
+  }
   if (!error.isEmpty()) {
     fail(m_run ? m_run->runtime.currentOp() : -1, error);
     Q_EMIT progressed(opsDone(), opsTotal());
@@ -442,8 +489,13 @@ void NumericRun::drop() {
     m_poll->stop();
   }
   m_stepTarget = -1;
+  m_cancelRequested = false;
+  stopRecompute();
+  m_recomputed.clear();
+  m_measurements.reset();
   const bool had = m_run != nullptr;
   m_run.reset();
+  if (had) ::malloc_trim(0); // give the freed values back to the system, not only to malloc
   m_check.reset();
   m_error.clear();
   m_failedNode.clear();
@@ -465,9 +517,76 @@ std::vector<std::pair<QString, runtime::RuntimeValue>> NumericRun::valuesOf(cons
   for (int index : m_run->valuesOf(node.toStdString())) {
     const NodeValueRef& ref = m_run->nodeValues[static_cast<std::size_t>(index)];
     const int slot = m_run->runtime.plan().slotOf(ref.ssa);
-    out.emplace_back(toQ(ref.name), slot < 0 ? runtime::RuntimeValue() : m_run->runtime.value(slot));
+    runtime::RuntimeValue value = slot < 0 ? runtime::RuntimeValue() : m_run->runtime.value(slot);
+    if (slot >= 0 && m_run->runtime.evicted(slot))
+      for (const auto& [kept, again] : m_recomputed)
+        if (kept == slot) value = again;
+    out.emplace_back(toQ(ref.name), std::move(value));
   }
   return out;
+}
+
+bool NumericRun::isDropped(const QString& node) const {
+  if (!m_run || isRunning()) return false;
+  for (int index : m_run->valuesOf(node.toStdString())) {
+    const int slot = m_run->runtime.plan().slotOf(m_run->nodeValues[static_cast<std::size_t>(index)].ssa);
+    if (slot < 0 || !m_run->runtime.evicted(slot)) continue;
+    if (std::none_of(m_recomputed.begin(), m_recomputed.end(), [&](const auto& r) { return r.first == slot; }))
+      return true;
+  }
+  return false;
+}
+
+void NumericRun::recompute(const QString& node) {
+  if (!m_run || isRunning() || !isDropped(node)) return;
+  if (m_recomputeNode == node) return; // already under way
+  stopRecompute();
+  std::vector<int> slots;
+  for (int index : m_run->valuesOf(node.toStdString())) {
+    const int slot = m_run->runtime.plan().slotOf(m_run->nodeValues[static_cast<std::size_t>(index)].ssa);
+    if (slot >= 0 && m_run->runtime.evicted(slot)) slots.push_back(slot);
+  }
+  m_recomputeNode = node;
+  m_recomputeCancel = false;
+  m_recomputeResult.clear();
+  const runtime::Runtime* rt = &m_run->runtime;
+  m_recomputeWatcher.setFuture(QtConcurrent::run([this, rt, slots] {
+    for (int slot : slots) {
+      Expected<runtime::RuntimeValue> value = rt->recompute(slot, &m_recomputeCancel);
+      if (!value) return toQ(value.message());
+      m_recomputeResult.emplace_back(slot, std::move(*value));
+    }
+    return QString();
+  }));
+}
+
+void NumericRun::stopRecompute() {
+  if (!m_recomputeNode) return;
+  m_recomputeCancel = true;
+  m_recomputeWatcher.waitForFinished(); // stops at the next op boundary
+  m_recomputeNode.reset();
+  m_recomputeResult.clear();
+}
+
+void NumericRun::onRecomputed() {
+  if (!m_recomputeNode || !m_recomputeWatcher.isFinished()) return;
+  const QString error = m_recomputeWatcher.result();
+  m_recomputeNode.reset();
+  if (!error.isEmpty()) {
+    m_error = error;
+    Q_EMIT valuesChanged();
+    return;
+  }
+  m_recomputed = std::move(m_recomputeResult);
+  m_recomputeResult.clear();
+  Q_EMIT valuesChanged();
+}
+
+double NumericRun::runMs() const {
+  if (!m_run || isRunning()) return 0.0;
+  double ms = 0.0;
+  for (int op = 0; op < opsTotal(); ++op) ms += m_run->runtime.stats(op).ms;
+  return ms;
 }
 
 double NumericRun::nodeMs(const QString& node) const {
@@ -488,7 +607,7 @@ void NumericRun::computeCheck() {
   m_checkIsRecorded = false;
   if (!m_run || m_state != State::Finished) return;
   if (m_choice.source == InputSource::Recorded && m_recordings && m_recordings->hasActivations()) {
-    m_check = checkAgainstRecording(m_run->nodeValues, m_run->runtime, *m_recordings, m_tolerance);
+    m_check = checkAgainstRecording(m_run->nodeValues, m_run->runtime, *m_recordings, m_tolerance, m_measurements.get());
     m_checkIsRecorded = true;
     return;
   }

@@ -23,6 +23,7 @@
 #include <QStringList>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -122,8 +123,26 @@ public:
   /// The prepared run (lowering, op → node, node → values); nullptr before.
   const LoweredRun* lowered() const { return m_run.get(); }
   /// The values the run computed for FX node `node` so far, named as activations.safetensors
-  /// names them (one for a tensor, several for a tuple); a value not computed yet is monostate.
+  /// names them (one for a tensor, several for a tuple); a value not computed yet, or dropped
+  /// to stay within the memory budget and not computed again yet, is monostate.
   std::vector<std::pair<QString, runtime::RuntimeValue>> valuesOf(const QString& node) const;
+  /// True when a value of `node` was dropped to stay within the memory budget (and is not among
+  /// the values computed again): recompute(node) brings it back.
+  bool isDropped(const QString& node) const;
+  /// Computes the dropped values of `node` again on a worker (from the run's inputs, freeing as
+  /// it goes); valuesChanged when they are there. A newer request replaces an older one.
+  void recompute(const QString& node);
+  bool isRecomputing() const { return m_recomputeNode.has_value(); }
+
+  /// The bytes of values past their last use a run keeps for the panels (settings key
+  /// numeric/memoryBudget, in bytes; 0: the default, 1% of physical memory and at least 128 MB).
+  /// Beyond it the oldest are dropped and computed again when a panel shows them. A run reads
+  /// it when it is prepared.
+  static std::uint64_t memoryBudget();
+  static std::uint64_t defaultMemoryBudget();
+  static void setMemoryBudget(std::uint64_t bytes);
+  /// Wall time of every op that ran in the current run (ms).
+  double runMs() const;
   /// Wall time of the ops `node` emitted in the current run (ms); negative when none ran.
   double nodeMs(const QString& node) const;
   /// Each node's error against the archive's recorded activations, once a run finished on the
@@ -163,7 +182,9 @@ private:
   /// A prepare job's work: lowers the model in memory, builds its runtime and starts it on the
   /// chosen inputs. An error message on failure; `failedNode` (when given) gets the FX node the
   /// error is about (the node whose lowering or whose op failed), else stays empty.
-  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode = nullptr);
+  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode = nullptr,
+                            std::shared_ptr<RecordingMeasurements>* measurements = nullptr);
+  void onRecomputed();
   /// Blocks until no prepare job reads the session's model any more.
   void waitForPrepareJobs();
   void setState(State state);
@@ -196,6 +217,16 @@ private:
   QFutureWatcher<std::shared_ptr<Prepared>> m_prepareWatcher;
   std::vector<QFuture<std::shared_ptr<Prepared>>> m_abandoned; ///< dropped jobs, maybe still running
   QTimer* m_poll;
+  /// The golden check's numbers, taken as the ops run (values may be dropped before the end).
+  std::shared_ptr<RecordingMeasurements> m_measurements;
+  /// Values computed again for the panels: slot → value (the last requested node's).
+  std::vector<std::pair<int, runtime::RuntimeValue>> m_recomputed;
+  std::optional<QString> m_recomputeNode; ///< the node a recompute job works for
+  std::atomic<bool> m_recomputeCancel{false};
+  QFutureWatcher<QString> m_recomputeWatcher;
+  std::vector<std::pair<int, runtime::RuntimeValue>> m_recomputeResult; ///< written by the job
+  bool m_cancelRequested = false; ///< cancel() asked the worker to stop: its values go
+  void stopRecompute();
 };
 
 } // namespace lattice::studio

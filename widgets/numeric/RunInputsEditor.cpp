@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 namespace lattice::studio {
@@ -90,6 +91,26 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   QHBoxLayout* expectedRow = fileField(m_expected, tr("Expected Outputs"), applyExpected);
   expectedRow->insertWidget(0, expectedLabel);
 
+  // How much of the run's values the panels keep (NumericRun::memoryBudget).
+  auto* budget = new QSpinBox(this);
+  budget->setObjectName(QStringLiteral("memoryBudget"));
+  budget->setRange(16, 1 << 20);
+  budget->setSuffix(tr(" MB"));
+  budget->setGroupSeparatorShown(true);
+  budget->setValue(int(std::min<std::uint64_t>(NumericRun::memoryBudget() >> 20, std::uint64_t(budget->maximum()))));
+  budget->setToolTip(tr("Values the run no longer needs are kept for the panels up to this size; older ones are "
+                        "dropped and computed again when you select their node. Applies from the next run. "
+                        "Default: %1 MB (1% of physical memory).")
+                         .arg(NumericRun::defaultMemoryBudget() >> 20));
+  connect(budget, &QSpinBox::editingFinished, this,
+          [budget] { NumericRun::setMemoryBudget(std::uint64_t(budget->value()) << 20); });
+  auto* budgetLabel = new QLabel(tr("&Memory for values:"), this);
+  budgetLabel->setBuddy(budget);
+  auto* budgetRow = new QHBoxLayout;
+  budgetRow->addWidget(budgetLabel);
+  budgetRow->addWidget(budget);
+  budgetRow->addStretch(1);
+
   auto* saveRow = new QHBoxLayout;
   saveRow->addWidget(m_status, 1);
   saveRow->addWidget(save);
@@ -102,6 +123,7 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   layout->addLayout(fileRow);
   layout->addWidget(recorded);
   layout->addLayout(expectedRow);
+  layout->addLayout(budgetRow);
   layout->addLayout(saveRow);
   connect(m_source, &QButtonGroup::idClicked, this, [this] {
     updateEnabled();

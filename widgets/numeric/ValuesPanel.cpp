@@ -129,7 +129,11 @@ void ValuesPanel::showItem(int index) {
   const auto values = m_run->valuesOf(shownNode());
   if (index < 0 || index >= int(values.size())) return;
   const auto& [name, value] = values[std::size_t(index)];
-  if (std::holds_alternative<std::monostate>(value))
+  if (std::holds_alternative<std::monostate>(value) && m_run->isDropped(shownNode())) {
+    m_inspector->setMessage(tr("Computing %1 again… (the run keeps values within its memory budget, "
+                               "Debug ▸ Run Inputs…)").arg(name));
+    m_run->recompute(shownNode());
+  } else if (std::holds_alternative<std::monostate>(value))
     m_inspector->setMessage(tr("%1 is not computed yet: step on, or Run on Inputs.").arg(name));
   else
     m_inspector->setValue(name, value);
