@@ -23,6 +23,8 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include <functional>
 
 namespace lattice::studio {
@@ -309,7 +311,11 @@ InputSpecDialog::InputSpecDialog(StudioSession* session, NumericRun* run, QWidge
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   layout->addWidget(buttons);
-  resize(640, run ? 560 : 320);
+  // The wrapped label's height depends on the width: ask the layout for the height at this width,
+  // or the rows below it are squeezed.
+  const int width = 640;
+  const int needed = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : sizeHint().height();
+  resize(width, std::max(run ? 560 : 320, needed));
 }
 
 InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent, bool values) {
