@@ -267,6 +267,9 @@ NumericRun::PrepareJob NumericRun::makeJob() const {
 }
 
 void NumericRun::startPrepare(Then then) {
+  stopRecompute(); // it reads the run about to go
+  m_recomputed.clear();
+  m_measurements.reset();
   m_run.reset();
   m_check.reset();
   m_error.clear();
