@@ -194,7 +194,7 @@ struct Runtime::Impl {
   RuntimePlan plan;
   WeightSource weights;
   WeightCache prepared;
-  std::vector<Tensor> inputs; ///< the bound arguments of the current run (buffers shared)
+  std::vector<Tensor> inputs; ///< with keepValues: the bound arguments (buffers shared)
   Execution run;
   bool started = false;
   std::atomic<bool> cancelled{false};
@@ -281,8 +281,8 @@ Status Runtime::start(const RuntimeInputs& inputs, const RuntimeOptions& options
   d.run.reset(d.plan, options);
   Expected<std::vector<Tensor>> bound = bindInputs(d.plan, inputs);
   if (!bound) return bound.error();
-  d.inputs = std::move(*bound);
-  d.run.bind(d.plan, d.inputs);
+  d.run.bind(d.plan, *bound);
+  if (options.keepValues) d.inputs = std::move(*bound); // what recompute() starts from
   d.started = true;
   return {};
 }
@@ -319,6 +319,7 @@ std::uint64_t Runtime::keptBytes() const { return m_impl->run.liveBytes; }
 Expected<RuntimeValue> Runtime::recompute(int slot, const std::atomic<bool>* cancel) const {
   const Impl& d = *m_impl;
   if (!d.started) return makeError("the runtime was not started");
+  if (!d.run.options.keepValues) return makeError("the run did not keep its inputs (RuntimeOptions::keepValues)");
   if (slot < 0 || static_cast<std::size_t>(slot) >= d.plan.slotNames.size()) return makeError("no such value");
   const int producer = d.plan.producer[static_cast<std::size_t>(slot)];
   if (producer >= d.run.current) return makeError("%" + d.plan.slotNames[static_cast<std::size_t>(slot)] + " was not computed yet");

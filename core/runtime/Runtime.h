@@ -142,8 +142,8 @@ public:
   bool evicted(int slot) const;
   /// Bytes of the values held now.
   std::uint64_t keptBytes() const;
-  /// The value of an already computed slot computed again: a second execution from the bound
-  /// inputs to the op that produces it, freeing values after their last use as a run without
+  /// The value of an already computed slot computed again (a run started with keepValues): a
+  /// second execution from the bound inputs to the op that produces it, freeing values after their last use as a run without
   /// keepValues does (its own kernel maps; the prepared weights are copied). The result equals
   /// what the run computed. Must not overlap step() or run() of this runtime; `cancel` (may be
   /// null) stops it with "cancelled".
