@@ -66,6 +66,7 @@ int runLower(const std::vector<std::string>& rawArgs) {
   const PreparedLowering* prepared = &lowered.lowering;
   SaveOptions save = options.save;
   save.validate = options.validate;
+  save.warn = [](const std::string& message) { std::cerr << "lattice-cli lower: warning: " << message << "\n"; };
   Status saved = prepared->builder->save(dir, save);
   if (!saved) return fail(ExitBadInput, targetError(saved.message()));
   const auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);

@@ -3,11 +3,14 @@
 // target is always either the complete previous artifact or the complete new one. The swap is one
 // renameat2(RENAME_EXCHANGE) where the filesystem has it; elsewhere two renames, and a kill
 // between them leaves the previous artifact in `.<name>-XXXXXX.previous`, which the next save of
-// the same target puts back. A running save holds an flock on its temporary directory (and on the
-// target while it swaps), so the next save's clean-up never touches a directory still in use.
-// Only directories that hold nothing but artifact files are ever removed, unless the user forced
-// the replacement of that target. POSIX only; storage keys are found by a plain text scan: this
-// file does not parse MLIR.
+// the same target puts back.
+// A save records itself in `.<name>-XXXXXX.save` beside the target before it makes its first
+// directory and removes the record after its last is gone, holding an flock on it throughout (and
+// on its temporary directory, and on the target while it swaps). The next save touches a
+// directory named like a leftover only when a record it can lock proves a save made it, so a
+// running save's directories and a user's folder that merely has such a name are never touched;
+// of the proven ones, only directories that hold nothing but artifact files are removed. POSIX
+// only; storage keys are found by a plain text scan: this file does not parse MLIR.
 
 #include "lowering/ArtifactSave.h"
 
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include <fcntl.h>
@@ -33,7 +37,12 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kPreviousSuffix = ".previous";
+constexpr std::string_view kRecordSuffix = ".save";
 constexpr std::size_t kTempSuffixLength = 6;
+/// What a save writes into its record: a file named like a record holds exactly this or is not
+/// one of ours.
+constexpr std::string_view kRecordText =
+    "lattice artifact save: the directories named like this file without '.save' are its own\n";
 
 std::string errnoText(int error) { return std::strerror(error); }
 
@@ -130,6 +139,101 @@ bool faultAt(const SaveOptions& options, std::string_view point, uint64_t bytes 
   return options.injectFault && options.injectFault(point, bytes);
 }
 
+void warn(const SaveOptions& options, const std::string& message) {
+  if (options.warn)
+    options.warn(message);
+}
+
+// The record of a running save (see the file comment): created exclusively, locked, then filled.
+// A clean-up that removed the name between our create and our lock shows as a link count of 0,
+// and the caller tries another name.
+class SaveRecord {
+public:
+  SaveRecord() = default;
+  SaveRecord(const SaveRecord&) = delete;
+  SaveRecord& operator=(const SaveRecord&) = delete;
+  ~SaveRecord() { close(); }
+
+  // false with errno: EEXIST when the name is taken (or was just removed by a clean-up).
+  bool create(const fs::path& path) {
+    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (m_fd < 0)
+      return false;
+    m_path = path;
+    while (::flock(m_fd, LOCK_EX) != 0) {
+      if (errno != EINTR)
+        return abandon(errno);
+    }
+    struct stat info {};
+    if (::fstat(m_fd, &info) != 0)
+      return abandon(errno);
+    if (info.st_nlink == 0) { // removed by another save's clean-up before we held the lock
+      close();
+      errno = EEXIST;
+      return false;
+    }
+    std::string_view text = kRecordText;
+    while (!text.empty()) {
+      const ssize_t n = ::write(m_fd, text.data(), text.size());
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return abandon(n < 0 ? errno : EIO);
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+    if (::fdatasync(m_fd) != 0)
+      return abandon(errno);
+    return true;
+  }
+  // Removes the record (once nothing of the save is left beside the target).
+  void remove() {
+    if (m_fd >= 0)
+      ::unlink(m_path.c_str());
+    close();
+  }
+  // Lets go of the record but keeps it: what the save left is for the next save to recover.
+  void close() {
+    if (m_fd >= 0)
+      ::close(m_fd);
+    m_fd = -1;
+  }
+
+private:
+  bool abandon(int error) {
+    remove();
+    errno = error;
+    return false;
+  }
+
+  int m_fd = -1;
+  fs::path m_path;
+};
+
+// The parent's entries after the swap; the "sync-parent" fault point fails it as an I/O error.
+// The directory is named as a path the user can find ("." as the working directory).
+Status syncParent(const fs::path& parent, const SaveOptions& options) {
+  std::error_code ec;
+  fs::path shown = parent == "." ? fs::current_path(ec) : parent;
+  if (ec)
+    shown = parent;
+  int error = 0;
+  if (faultAt(options, "sync-parent")) {
+    error = EIO;
+  } else {
+    const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      error = errno;
+    } else {
+      if (::fsync(fd) != 0)
+        error = errno;
+      ::close(fd);
+    }
+  }
+  if (error != 0)
+    return makeError("cannot sync directory " + shown.string() + ": " + errnoText(error));
+  return {};
+}
+
 // The target named by a save: the directory itself, its parent and its name.
 struct Target {
   fs::path path;
@@ -218,51 +322,165 @@ Status checkTarget(const Target& target, const SaveOptions& options) {
   return checkRemovable(target.path, options.force, target.path);
 }
 
-// `.NAME-XXXXXX` or `.NAME-XXXXXX.previous`: a directory a save of NAME made.
-bool isLeftoverName(const std::string& entry, const std::string& name, bool& previous) {
+// What a save of NAME makes beside its target, by name.
+enum class LeftoverKind { Temp, Previous, Record };
+
+// `.NAME-XXXXXX`, `.NAME-XXXXXX.previous` or `.NAME-XXXXXX.save`: the XXXXXX in `id`.
+bool isLeftoverName(const std::string& entry, const std::string& name, std::string& id,
+                    LeftoverKind& kind) {
   const std::string stem = "." + name + "-";
   if (entry.compare(0, stem.size(), stem) != 0)
     return false;
   std::string_view rest = std::string_view(entry).substr(stem.size());
-  previous = rest.size() > kPreviousSuffix.size() &&
-             rest.substr(rest.size() - kPreviousSuffix.size()) == kPreviousSuffix;
-  if (previous)
-    rest.remove_suffix(kPreviousSuffix.size());
-  return rest.size() == kTempSuffixLength &&
-         std::all_of(rest.begin(), rest.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-         });
+  kind = LeftoverKind::Temp;
+  for (const auto& [suffix, k] : {std::pair{kPreviousSuffix, LeftoverKind::Previous},
+                                  std::pair{kRecordSuffix, LeftoverKind::Record}}) {
+    if (rest.size() > suffix.size() && rest.substr(rest.size() - suffix.size()) == suffix) {
+      rest.remove_suffix(suffix.size());
+      kind = k;
+      break;
+    }
+  }
+  if (rest.size() != kTempSuffixLength ||
+      !std::all_of(rest.begin(), rest.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      }))
+    return false;
+  id = std::string(rest);
+  return true;
 }
 
-// What an interrupted save of the same target left: a previous artifact moved aside goes back to
-// a missing target; the other leftovers are removed when they hold only artifact files and no
-// running save holds them.
-void recoverLeftovers(const Target& target) {
-  std::error_code ec;
-  std::vector<std::pair<fs::path, bool>> leftovers;
-  for (fs::directory_iterator it(target.parent, ec), end; !ec && it != end; it.increment(ec)) {
-    bool previous = false;
-    if (isLeftoverName(it->path().filename().string(), target.name, previous) &&
-        it->symlink_status(ec).type() == fs::file_type::directory)
-      leftovers.emplace_back(it->path(), previous);
+// What one save's leftovers look like beside the target.
+struct LeftoverGroup {
+  fs::path temp, previous, record; // set when present (directories, and the record as any entry)
+};
+
+enum class RecordState { Missing, InUse, Ours, Empty, NotOurs };
+
+// Opens and locks (without waiting) the record of a save, and says what it is. The lock is held
+// in `fd` (closed by the caller) while the save's directories are dealt with.
+RecordState openRecord(const fs::path& path, int& fd) {
+  fd = -1;
+  if (path.empty())
+    return RecordState::Missing;
+  fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? RecordState::Missing : RecordState::NotOurs;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+    return RecordState::NotOurs;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EINTR)
+      return RecordState::InUse;
   }
-  std::sort(leftovers.begin(), leftovers.end());
-  for (const auto& [path, previous] : leftovers) {
-    DirectoryLock lock;
-    if (!lock.lock(path, false))
-      continue; // in use by a running save, or gone
-    if (previous && !pathExists(target.path)) {
-      if (::rename(path.c_str(), target.path.c_str()) == 0)
+  if (::fstat(fd, &info) != 0 || info.st_nlink == 0)
+    return RecordState::Missing; // removed since we opened it
+  if (info.st_size == 0)
+    return RecordState::Empty;
+  if (static_cast<std::uint64_t>(info.st_size) != kRecordText.size())
+    return RecordState::NotOurs;
+  std::string text(kRecordText.size(), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return RecordState::NotOurs;
+    got += static_cast<std::size_t>(n);
+  }
+  return text == kRecordText ? RecordState::Ours : RecordState::NotOurs;
+}
+
+std::string foreignList(const fs::path& dir) {
+  constexpr std::size_t kShown = 3;
+  const std::vector<std::string> foreign = foreignArtifactEntries(dir.string(), kShown + 1);
+  std::string list;
+  for (std::size_t i = 0; i < foreign.size() && i < kShown; ++i)
+    list += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > kShown)
+    list += ", ...";
+  return list;
+}
+
+// A directory of a proven save: the previous artifact goes back to a missing target; otherwise
+// the directory is removed when it holds only artifact files. False when it stays.
+bool recoverDirectory(const fs::path& dir, bool previous, const Target& target,
+                      const SaveOptions& options) {
+  DirectoryLock lock;
+  if (!lock.lock(dir, false))
+    return false; // held by a running save, or not a directory we can open
+  if (previous && !pathExists(target.path) && ::rename(dir.c_str(), target.path.c_str()) == 0)
+    return true;
+  const std::string foreign = foreignList(dir);
+  if (!foreign.empty()) {
+    warn(options, dir.string() + ": left alone: an interrupted save of " + target.path.string() +
+                      " left it, but it holds files that are " + std::string(kNotAnArtifactMarker) +
+                      ": " + foreign);
+    return false;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return !ec;
+}
+
+// What interrupted saves of the same target left: a previous artifact moved aside goes back to a
+// missing target; the other directories are removed when they hold only artifact files. Only
+// what a save's record proves is ours is touched, and nothing a running save holds; every other
+// directory named like a leftover is named in a warning.
+void recoverLeftovers(const Target& target, const SaveOptions& options) {
+  std::error_code ec;
+  std::map<std::string, LeftoverGroup> groups; // by XXXXXX, in name order
+  for (fs::directory_iterator it(target.parent, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string id;
+    LeftoverKind kind;
+    if (!isLeftoverName(it->path().filename().string(), target.name, id, kind))
+      continue;
+    std::error_code typeError;
+    const bool directory = it->symlink_status(typeError).type() == fs::file_type::directory;
+    LeftoverGroup& group = groups[id];
+    if (kind == LeftoverKind::Record)
+      group.record = it->path();
+    else if (directory)
+      (kind == LeftoverKind::Previous ? group.previous : group.temp) = it->path();
+  }
+  for (const auto& [id, group] : groups) {
+    int fd = -1;
+    const RecordState state = openRecord(group.record, fd);
+    struct Closer {
+      int fd;
+      ~Closer() {
+        if (fd >= 0)
+          ::close(fd);
+      }
+    } closer{fd};
+    if (state == RecordState::InUse)
+      continue; // a running save's
+    if (state != RecordState::Ours) {
+      if (state == RecordState::Empty && group.temp.empty() && group.previous.empty()) {
+        ::unlink(group.record.c_str()); // a save killed while it made its record
         continue;
+      }
+      for (const fs::path& dir : {group.temp, group.previous})
+        if (!dir.empty())
+          warn(options, dir.string() + ": left alone: it is named like what an interrupted save of " +
+                            target.path.string() + " leaves behind, but no save recorded it");
+      continue;
     }
-    if (foreignArtifactEntries(path.string(), 1).empty())
-      fs::remove_all(path, ec);
+    bool kept = false;
+    if (!group.previous.empty())
+      kept |= !recoverDirectory(group.previous, true, target, options);
+    if (!group.temp.empty())
+      kept |= !recoverDirectory(group.temp, false, target, options);
+    if (!kept)
+      ::unlink(group.record.c_str());
   }
 }
 
 // A new `.NAME-XXXXXX` directory beside the target, made with mkdir(0777) so the umask sets
-// its mode, and locked.
-Expected<fs::path> makeTempDir(const Target& target, DirectoryLock& lock) {
+// its mode, and locked; its record `.NAME-XXXXXX.save` is made (and locked) first. A name is
+// used only when none of the three entries exists.
+Expected<fs::path> makeTempDir(const Target& target, SaveRecord& record, DirectoryLock& lock) {
   static constexpr char kChars[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   std::random_device seed;
@@ -273,21 +491,35 @@ Expected<fs::path> makeTempDir(const Target& target, DirectoryLock& lock) {
     for (std::size_t i = 0; i < kTempSuffixLength; ++i)
       name += kChars[pick(random)];
     const fs::path temp = target.parent / name;
-    if (pathExists(fs::path(temp.string() + std::string(kPreviousSuffix))))
+    const fs::path previous(temp.string() + std::string(kPreviousSuffix));
+    if (pathExists(temp) || pathExists(previous))
       continue;
+    if (!record.create(temp.string() + std::string(kRecordSuffix))) {
+      if (errno == EEXIST)
+        continue;
+      return makeError("cannot create temporary directory in " + target.parent.string() + ": " +
+                       errnoText(errno));
+    }
+    if (pathExists(previous)) { // made since we looked: not ours
+      record.remove();
+      continue;
+    }
     if (::mkdir(temp.c_str(), 0777) == 0) {
       if (!lock.lock(temp, false)) {
         const int error = errno;
         std::error_code ec;
         fs::remove(temp, ec);
+        record.remove();
         return makeError("cannot lock temporary directory " + temp.string() + ": " +
                          errnoText(error));
       }
       return temp;
     }
-    if (errno != EEXIST)
+    const int error = errno;
+    record.remove();
+    if (error != EEXIST)
       return makeError("cannot create temporary directory in " + target.parent.string() + ": " +
-                       errnoText(errno));
+                       errnoText(error));
   }
   return makeError("cannot create temporary directory in " + target.parent.string() +
                    ": every name tried exists");
@@ -435,16 +667,24 @@ Status saveArtifactFiles(const std::string& artifactDir, const std::string& mlir
   fs::create_directories(target.parent, ec);
   if (ec)
     return makeError("cannot create directory " + target.parent.string() + ": " + ec.message());
-  recoverLeftovers(target);
+  recoverLeftovers(target, options);
   if (Status s = checkTarget(target, options); !s)
     return s;
 
+  SaveRecord record;
   DirectoryLock tempLock;
-  Expected<fs::path> made = makeTempDir(target, tempLock);
+  Expected<fs::path> made = makeTempDir(target, record, tempLock);
   if (!made)
     return made.error();
   const fs::path temp = *made;
   const fs::path backup(temp.string() + std::string(kPreviousSuffix));
+  // The record goes once nothing of this save is left beside the target; otherwise it stays,
+  // so the next save can tell what is left is ours.
+  auto finish = [&](Status status) {
+    if (!pathExists(temp) && !pathExists(backup))
+      record.remove();
+    return status;
+  };
 
   Status status = writePayload(temp, target.path, mlirText, weights, options);
   Swapped state = Swapped::Nothing;
@@ -455,20 +695,22 @@ Status saveArtifactFiles(const std::string& artifactDir, const std::string& mlir
     status = swapIntoPlace(temp, target.path, backup, options, state);
   }
   if (!status)
-    return rollBack(status, temp, target.path, backup, state);
+    return finish(rollBack(status, temp, target.path, backup, state));
 
-  // Step 4.6: the previous artifact goes.
-  if (Status s = syncPath(target.parent, true); !s)
-    return s;
+  // Step 4.6: the previous artifact goes. The new one is in place from here on, so what fails
+  // now does not fail the save: it is a warning.
+  const Status synced = syncParent(target.parent, options);
   const fs::path old = state == Swapped::Exchanged ? temp : backup;
   if (pathExists(old)) {
     fs::remove_all(old, ec);
     if (ec)
-      return makeError("the new artifact is in place at " + target.path.string() +
-                       ", but the previous one could not be removed from " + old.string() + ": " +
-                       ec.message());
+      warn(options, target.path.string() + ": the new artifact is in place, but the previous one "
+                    "could not be removed from " + old.string() + ": " + ec.message());
   }
-  return {};
+  if (!synced)
+    warn(options, target.path.string() + ": the new artifact is in place, but its durability "
+                  "could not be confirmed: " + synced.message());
+  return finish({});
 }
 
 std::vector<std::string> extractStorageKeys(std::string_view text) {

@@ -34,10 +34,16 @@ struct SaveOptions {
   /// (graph.mlir written), "during-weights" (at every progress report, `bytes` = bytes written
   /// so far), "before-swap" (temporary directory complete and validated), "after-backup" (the
   /// new artifact and the previous one swapped, or, without RENAME_EXCHANGE, the previous one
-  /// moved aside and the new one not yet in place). `bytes` is 0 except for "during-weights".
+  /// moved aside and the new one not yet in place), "sync-parent" (the new artifact in place,
+  /// its parent directory about to be synced: true makes that sync fail as with EIO, which is
+  /// a warning, not a failure). `bytes` is 0 except for "during-weights".
   std::function<bool(std::string_view point, uint64_t bytes)> injectFault;
   /// Test hook: swap with two renames even where renameat2(RENAME_EXCHANGE) works.
   bool noExchange = false;
+  /// Called with each warning of a save that goes on: an entry beside the target named like an
+  /// interrupted save's leftover that the save leaves alone, or a problem after the new artifact
+  /// is in place (see saveArtifactFiles). Unset: warnings are dropped.
+  std::function<void(const std::string& message)> warn;
 };
 
 /// The entries of an existing directory that are not part of a lattice artifact, as paths
@@ -65,13 +71,25 @@ inline constexpr std::string_view kNotAnArtifactMarker = "not part of a lattice 
 /// validated, then swapped with the old target in one renameat2(RENAME_EXCHANGE) where the
 /// filesystem has it (else the old target is renamed aside to `<temp>.previous` and the new one
 /// renamed into place), and the old one is removed. On any failure the temporary directory is
-/// removed and the previous artifact is put back unchanged. Leftovers of a save that was
-/// killed (`.<name>-XXXXXX`, `.<name>-XXXXXX.previous` holding only artifact files, and not in
-/// use by a running save) are recovered or removed first: a previous artifact moved aside
-/// returns to a missing target. The parent directory is created when missing. The target is
-/// checked first (checkArtifactTarget). Deliberate difference from the reference: a target that
-/// exists and is not a directory is refused ("artifact path exists and is not a directory:
-/// <path>") instead of being replaced, and so is one with foreign entries unless forced.
+/// removed and the previous artifact is put back unchanged, so an error means the target is as
+/// it was (should putting it back fail too, the error says where the previous artifact was
+/// left). The parent directory is created when missing. The target is checked first
+/// (checkArtifactTarget). Deliberate difference from the reference: a target that exists and is
+/// not a directory is refused ("artifact path exists and is not a directory: <path>") instead
+/// of being replaced, and so is one with foreign entries unless forced.
+///
+/// While it runs, a save keeps a locked record `.<name>-XXXXXX.save` beside its directories,
+/// made before the first of them and removed after the last. A save that was killed leaves its
+/// record with what it left, and the next save of the same target recovers exactly that: a
+/// previous artifact moved aside returns to a missing target, and the save's other directories
+/// are removed when they hold only artifact files. A directory named like a leftover without a
+/// record of ours beside it (a user's folder `.<name>-qwerty.previous`, a copy of a leftover, or
+/// what an older version left), or a recorded one that holds other files, is left alone and
+/// named in a warning (`options.warn`); one that a running save holds is skipped.
+///
+/// Once the new artifact is in place the save succeeds; a failure to sync the parent directory
+/// ("<dir>: the new artifact is in place, but its durability could not be confirmed: cannot
+/// sync directory <parent>: <reason>") or to remove the previous artifact is a warning.
 Status saveArtifactFiles(const std::string& artifactDir, const std::string& mlirText,
                          const std::vector<NamedTensor>& weights, const SaveOptions& options = {});
 

@@ -3,8 +3,10 @@
 // exist), tensor records resolved against the mapped weights.safetensors.
 //
 // Values and graphs are decoded by fx's JSON encoding, which works on nlohmann::json (sorted
-// objects). The document itself is parsed order-preserving, and the order of dict items and
-// kwargs is put back from it afterwards, so attribute and kwarg order survive a read.
+// objects). The document itself is parsed order-preserving (by a builder of our own, linear in
+// an object's keys), and the order of dict items and kwargs is put back from it afterwards, so
+// attribute and kwarg order survive a read. model.json is bounded before it is read or parsed:
+// its size (kMaxArchiveJsonBytes) and its nesting depth.
 // Example inputs and lowering hints are parsed in ArchiveInputs.cpp.
 #include "model/Archive.h"
 
@@ -12,10 +14,13 @@
 #include "model/ArchiveJson.h"
 #include "tensor/Safetensors.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -402,6 +407,109 @@ std::string jsonErrorDetail(const std::string& what) {
   return text;
 }
 
+/// The document builder nlohmann's parser drives (its SAX interface). nlohmann's own builder
+/// adds each key of an order-preserving object with a linear search for an equal earlier key,
+/// so an object of n keys costs O(n²); this one appends a key, and an object past
+/// kIndexedFrom keys keeps a hash index of its keys, so a repeated key is still found in
+/// constant time. As with nlohmann's builder and Python's json, a repeated key keeps its first
+/// position and takes its last value.
+class OrderedDocumentBuilder {
+public:
+  using number_integer_t = OJson::number_integer_t;
+  using number_unsigned_t = OJson::number_unsigned_t;
+  using number_float_t = OJson::number_float_t;
+  using string_t = OJson::string_t;
+  using binary_t = OJson::binary_t;
+
+  explicit OrderedDocumentBuilder(OJson& root) : m_root(root) {}
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool value) { return put(value); }
+  bool number_integer(number_integer_t value) { return put(value); }
+  bool number_unsigned(number_unsigned_t value) { return put(value); }
+  bool number_float(number_float_t value, const string_t&) { return put(value); }
+  bool string(string_t& value) { return put(std::move(value)); }
+  bool binary(binary_t& value) { return put(OJson::binary(std::move(value))); }
+  bool start_object(std::size_t) {
+    m_open.push_back({place(OJson::object()), {}});
+    return true;
+  }
+  bool key(string_t& key) {
+    Open& open = m_open.back();
+    // The object's entries as the vector they are (ordered_map's own operator[] and emplace
+    // search by key).
+    OJson::object_t::Container& object = open.value->get_ref<OJson::object_t&>();
+    std::size_t at = object.size();
+    if (open.index) {
+      at = open.index->emplace(key, object.size()).first->second;
+    } else {
+      for (std::size_t i = 0; i < object.size(); ++i)
+        if (object[i].first == key) {
+          at = i;
+          break;
+        }
+    }
+    if (at == object.size()) {
+      object.emplace_back(std::move(key), nullptr);
+      if (!open.index && object.size() > kIndexedFrom) {
+        open.index = std::make_unique<absl::flat_hash_map<std::string, std::size_t>>();
+        open.index->reserve(2 * object.size());
+        for (std::size_t i = 0; i < object.size(); ++i) open.index->emplace(object[i].first, i);
+      }
+    }
+    m_element = &object[at].second;
+    return true;
+  }
+  bool end_object() {
+    m_open.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    m_open.push_back({place(OJson::array()), {}});
+    return true;
+  }
+  bool end_array() {
+    m_open.pop_back();
+    return true;
+  }
+  template <typename Error>
+  bool parse_error(std::size_t, const std::string&, const Error& error) {
+    throw error; // the caller words it with the location
+  }
+
+private:
+  static constexpr std::size_t kIndexedFrom = 16;
+
+  struct Open {
+    OJson* value; // stable while it is open: only the innermost open value grows
+    std::unique_ptr<absl::flat_hash_map<std::string, std::size_t>> index; // objects past kIndexedFrom keys
+  };
+
+  template <typename Value>
+  bool put(Value&& value) {
+    place(OJson(std::forward<Value>(value)));
+    return true;
+  }
+  OJson* place(OJson value) {
+    if (m_open.empty()) {
+      m_root = std::move(value);
+      return &m_root;
+    }
+    OJson* parent = m_open.back().value;
+    if (parent->is_array()) {
+      OJson::array_t& array = parent->get_ref<OJson::array_t&>();
+      array.push_back(std::move(value));
+      return &array.back();
+    }
+    *m_element = std::move(value);
+    return m_element;
+  }
+
+  OJson& m_root;
+  std::vector<Open> m_open;
+  OJson* m_element = nullptr; // the value of the object key just read
+};
+
 /// Parses `jsonText` or throws Exception "LOCATION:LINE:COL: invalid JSON: ..." (every nlohmann
 /// exception is caught here; the nesting depth is bounded before parsing).
 OJson parseDocument(const std::string& jsonText, const std::string& location) {
@@ -409,7 +517,10 @@ OJson parseDocument(const std::string& jsonText, const std::string& location) {
     throw Exception{location + ":" + lineColumn(jsonText, deep) + ": invalid JSON: nesting deeper than " +
                     std::to_string(kMaxJsonDepth) + " levels"};
   try {
-    return OJson::parse(jsonText);
+    OJson doc;
+    OrderedDocumentBuilder builder(doc);
+    OJson::sax_parse(jsonText, &builder);
+    return doc;
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte counts the bytes read, the offending one included.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
@@ -437,10 +548,18 @@ OJson parseDocument(const std::string& jsonText, const std::string& location) {
   }
 }
 
+/// "<location>: file is larger than the reader limit (<size> > <limit> bytes)", as the MLIR
+/// reader words it.
+std::string sizeError(const std::string& location, std::uint64_t size) {
+  return location + ": file is larger than the reader limit (" + std::to_string(size) + " > " +
+         std::to_string(kMaxArchiveJsonBytes) + " bytes)";
+}
+
 /// `jsonLocation` names the file in JSON syntax errors (with line:column), `fileName` starts
 /// the messages about the document's content.
 Expected<Model> parseArchiveJsonAt(const std::string& jsonText, const std::string& fileName,
                                    const std::string& jsonLocation, const SafetensorsFile* weights) {
+  if (jsonText.size() > kMaxArchiveJsonBytes) return makeError(sizeError(jsonLocation, jsonText.size()));
   OJson doc;
   try {
     doc = parseDocument(jsonText, jsonLocation);
@@ -475,10 +594,16 @@ Expected<Model> readArchive(const std::string& dir) {
     return makeError(dir + ": not a directory (an .ltfx archive is a directory with model.json and weights.safetensors)");
   const fs::path jsonPath = fs::path(dir) / "model.json";
   if (!fs::exists(jsonPath, ec)) return makeError(dir + ": missing model.json");
+  // The size first: a file over the limit is refused before it is read, and no more than the
+  // size found is read (a file that grows meanwhile is cut there and parsed as it is).
+  const std::uintmax_t size = fs::file_size(jsonPath, ec);
+  if (ec) return makeError(jsonPath.string() + ": cannot read the file (" + ec.message() + ")");
+  if (size > kMaxArchiveJsonBytes) return makeError(sizeError(jsonPath.string(), size));
   std::ifstream in(jsonPath, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in.good() && !in.eof()) return makeError(jsonPath.string() + ": cannot read the file");
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad() || (!in && !in.eof())) return makeError(jsonPath.string() + ": cannot read the file");
+  text.resize(static_cast<std::size_t>(in.gcount()));
 
   const fs::path weightsPath = fs::path(dir) / "weights.safetensors";
   std::optional<SafetensorsFile> weights;
@@ -487,7 +612,7 @@ Expected<Model> readArchive(const std::string& dir) {
     if (!opened) return opened.error();
     weights = std::move(*opened);
   }
-  auto model = parseArchiveJsonAt(text.str(), "model.json", jsonPath.string(), weights ? &*weights : nullptr);
+  auto model = parseArchiveJsonAt(text, "model.json", jsonPath.string(), weights ? &*weights : nullptr);
   if (!model) return model;
   if (!weights) {
     for (const ModuleInfo& m : model->modules())

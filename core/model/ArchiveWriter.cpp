@@ -216,6 +216,9 @@ Status writeArchive(const Model& model, const std::string& dir) {
     // dump() throws on strings that are not valid UTF-8.
     return makeError(dir + ": cannot encode model.json: " + std::string(e.what()));
   }
+  if (text.size() > kMaxArchiveJsonBytes)
+    return makeError(dir + ": not written: model.json would be " + std::to_string(text.size()) +
+                     " bytes, over the reader's limit of " + std::to_string(kMaxArchiveJsonBytes) + " bytes");
 
   std::error_code ec;
   fs::create_directories(dir, ec);

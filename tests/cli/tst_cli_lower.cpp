@@ -145,6 +145,38 @@ private Q_SLOTS:
     QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList{QStringLiteral("empty")});
   }
 
+  // A user's folder named like the previous artifact a killed save moves aside is left alone,
+  // with or without --force: the artifact is written, the folder is named in a warning
+  // (tests/data/repro/force_deletes_previous_named_dir.sh).
+  void userFolderNamedLikeALeftoverIsLeftAlone_data() {
+    QTest::addColumn<bool>("force");
+    QTest::newRow("without --force") << false;
+    QTest::newRow("with --force") << true;
+  }
+  void userFolderNamedLikeALeftoverIsLeftAlone() {
+    QFETCH(bool, force);
+    QTemporaryDir tmp;
+    const QString mine = tmp.filePath(QStringLiteral(".T-qwerty.previous"));
+    QVERIFY(QDir().mkpath(mine + QStringLiteral("/photos")));
+    writeFile(mine + QStringLiteral("/notes.txt"), "user data\n");
+    writeFile(mine + QStringLiteral("/photos/1.jpg"), "jpg\n");
+    QStringList args{QStringLiteral("lower"), QStringLiteral("example:chain:3"), QStringLiteral("-o"), tmp.filePath(QStringLiteral("T"))};
+    if (force) args << QStringLiteral("--force");
+    const CliRun r = runCli(args);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(readAll(mine + QStringLiteral("/notes.txt")), QByteArray("user data\n"));
+    QCOMPARE(readAll(mine + QStringLiteral("/photos/1.jpg")), QByteArray("jpg\n"));
+    QCOMPARE(QDir(mine).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             (QStringList{QStringLiteral("notes.txt"), QStringLiteral("photos")}));
+    QCOMPARE(QDir(tmp.filePath(QStringLiteral("T"))).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             (QStringList{QStringLiteral("graph.mlir"), QStringLiteral("weights.safetensors")}));
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+             (QStringList{QStringLiteral(".T-qwerty.previous"), QStringLiteral("T")}));
+    QVERIFY2(r.err.startsWith(QStringLiteral("lattice-cli lower: warning: ") + mine + QStringLiteral(": left alone: ")),
+             qPrintable(r.err));
+    QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+  }
+
 private:
   static void writeFile(const QString& path, const QByteArray& bytes) {
     QFile f(path);

@@ -11,6 +11,7 @@
 
 #include <QtTest/QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -138,6 +139,11 @@ private Q_SLOTS:
   void jsonLimits_data();
   void jsonLimits();
   void reproducerArchives();
+  void manyKeysInOneObject();
+  void repeatedKeys_data();
+  void repeatedKeys();
+  void sizeLimit();
+  void writerKeepsToTheSizeLimit();
   void missingFiles();
   void corruptWeights();
 };
@@ -521,6 +527,115 @@ void TestArchive::reproducerArchives() {
   auto model = readArchive(dir);
   QVERIFY(!model);
   QCOMPARE(model.message(), dir + "/model.json:221:12: invalid JSON: number overflow parsing '1e999'");
+}
+
+// An object of a million keys (the root's attributes, as gen_section5_models.py `keys` makes
+// them from this archive: 17 MB) is read in one linear pass: the read completes, with every key
+// in document order and its value.
+void TestArchive::manyKeysInOneObject() {
+  OJson doc = readJson(archiveDir("sparse_classifier") + "/model.json");
+  doc["modules"][0]["attributes"] = "@@KEYS@@";
+  std::string text = doc.dump();
+  const int n = 1000000;
+  std::string keys = "{";
+  for (int i = 0; i < n; ++i) keys += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  keys += "}";
+  text.replace(text.find("\"@@KEYS@@\""), std::string("\"@@KEYS@@\"").size(), keys);
+  QElapsedTimer timer;
+  timer.start();
+  auto model = parseArchiveJson(text, "model.json");
+  const qint64 ms = timer.elapsed();
+  QVERIFY2(model, model ? "" : model.message().c_str());
+  const fx::Kwargs& attributes = model->modules()[0].attributes;
+  QCOMPARE(attributes.size(), std::size_t(n));
+  for (int i : {0, 1, 9, 10, 123456, n - 1}) {
+    QCOMPARE(attributes[i].first, "k" + std::to_string(i));
+    QVERIFY(attributes[i].second == fx::Value::integer(i));
+  }
+  qInfo("%d keys in one object (%zu bytes) read in %lld ms", n, text.size(), ms);
+}
+
+// A repeated key keeps its first position and takes its last value, as in Python's json (and
+// nlohmann's own builder), in small objects and in ones past the builder's key index threshold.
+void TestArchive::repeatedKeys_data() {
+  QTest::addColumn<QString>("attributes");
+  QTest::addColumn<QStringList>("names");
+  QTest::addColumn<QList<qlonglong>>("values");
+  QTest::newRow("three keys") << R"({"a": 1, "b": 2, "a": 3})" << QStringList{"a", "b"} << QList<qlonglong>{3, 2};
+  QString many = "{";
+  QStringList names;
+  QList<qlonglong> values;
+  for (int i = 0; i < 40; ++i) {
+    many += QStringLiteral("\"k%1\": %1, ").arg(i);
+    names << QStringLiteral("k%1").arg(i);
+    values << i;
+  }
+  many += R"("k3": -3, "k39": -39, "k0": -100, "x": 7})";
+  names << "x";
+  values[3] = -3;
+  values[39] = -39;
+  values[0] = -100;
+  values << 7;
+  QTest::newRow("forty keys") << many << names << values;
+}
+
+void TestArchive::repeatedKeys() {
+  QFETCH(QString, attributes);
+  QFETCH(QStringList, names);
+  QFETCH(QList<qlonglong>, values);
+  OJson doc = readJson(archiveDir("sparse_classifier") + "/model.json");
+  doc["modules"][0]["attributes"] = "@@";
+  std::string text = doc.dump();
+  text.replace(text.find("\"@@\""), 4, attributes.toStdString());
+  auto model = parseArchiveJson(text, "model.json");
+  QVERIFY2(model, model ? "" : model.message().c_str());
+  const fx::Kwargs& got = model->modules()[0].attributes;
+  QCOMPARE(got.size(), std::size_t(names.size()));
+  for (qsizetype i = 0; i < names.size(); ++i) {
+    QCOMPARE(QString::fromStdString(got[i].first), names[i]);
+    QVERIFY2(got[i].second == fx::Value::integer(values[i]), qPrintable(names[i]));
+  }
+}
+
+// model.json is refused over 128 MiB (134217728 bytes), by its size, before it is read or parsed,
+// with a message naming the file and the limit; at the limit the size is no objection.
+void TestArchive::sizeLimit() {
+  const std::size_t limit = 134217728;
+  std::string text(limit + 1, ' ');
+  auto over = parseArchiveJson(text, "model.json");
+  QVERIFY(!over);
+  QCOMPARE(over.message(), std::string("model.json: file is larger than the reader limit (134217729 > 134217728 bytes)"));
+
+  text.pop_back(); // 128 MiB of spaces: a JSON error, not the size
+  auto at = parseArchiveJson(text, "model.json");
+  QVERIFY(!at);
+  QVERIFY2(at.message().find("invalid JSON") != std::string::npos, at.message().c_str());
+  text = std::string();
+
+  // A file over the limit (sparse, so nothing is written) is refused before it is read.
+  QTemporaryDir tmp;
+  const std::string dir = tmp.path().toStdString() + "/big.ltfx";
+  QDir().mkpath(QString::fromStdString(dir));
+  writeText(dir + "/model.json", "{");
+  std::filesystem::resize_file(dir + "/model.json", limit + 1);
+  auto read = readArchive(dir);
+  QVERIFY(!read);
+  QCOMPARE(read.message(), dir + "/model.json: file is larger than the reader limit (134217729 > 134217728 bytes)");
+}
+
+// The writer never writes a model.json the reader would refuse: a 128 MiB attribute is refused
+// with the size it would have had, and nothing is written.
+void TestArchive::writerKeepsToTheSizeLimit() {
+  auto model = readArchive(archiveDir("sparse_classifier"));
+  QVERIFY2(model, model ? "" : model.message().c_str());
+  model->modules()[0].attributes.emplace_back("blob", fx::Value::string(std::string(134217728, 'x')));
+  QTemporaryDir tmp;
+  const std::string dir = tmp.path().toStdString() + "/big.ltfx";
+  Status s = writeArchive(*model, dir);
+  QVERIFY(!s);
+  QVERIFY2(s.message().rfind(dir + ": not written: model.json would be ", 0) == 0, s.message().c_str());
+  QVERIFY2(s.message().find(" bytes, over the reader's limit of 134217728 bytes") != std::string::npos, s.message().c_str());
+  QVERIFY(!std::filesystem::exists(dir));
 }
 
 void TestArchive::missingFiles() {
