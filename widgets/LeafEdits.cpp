@@ -42,7 +42,10 @@ private:
 
 LeafEdits::LeafEdits(StudioSession* session) : QUndoStack(session), m_session(session) {
   setObjectName(QStringLiteral("leafEdits"));
-  connect(session, &StudioSession::modelLoaded, this, &QUndoStack::clear);
+  // A reload keeps the stack: its paths are the same model's (one gone is a harmless override).
+  connect(session, &StudioSession::modelLoaded, this, [this] {
+    if (!m_session->isReloading()) clear();
+  });
 }
 
 LeafEdits* LeafEdits::of(StudioSession* session) {

@@ -5,7 +5,8 @@
 /// StudioSession::setLeafOverride: the change becomes a command on the session's leaf undo stack.
 /// Doing, undoing or redoing one selects the module first and then sets the override, so the
 /// tree, the inspector and the graph (which centres on the selected module after the re-layout)
-/// show what changed. The stack is emptied when a model loads: its paths belong to the old one.
+/// show what changed. The stack is emptied when another model loads (its paths belong to the old
+/// one); a reload of the same model keeps it.
 
 #include <QString>
 #include <QUndoStack>

@@ -42,6 +42,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QUrl>
+#include <QVBoxLayout>
 
 namespace lattice::studio {
 
@@ -93,7 +94,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onCurrentTabChanged);
-  setCentralWidget(m_tabs);
+  // The changed-on-disk bar sits above the tabs and speaks for the current one.
+  auto* central = new QWidget(this);
+  auto* centralLayout = new QVBoxLayout(central);
+  centralLayout->setContentsMargins(0, 0, 0, 0);
+  centralLayout->setSpacing(0);
+  createChangedBar();
+  centralLayout->addWidget(m_changedBar);
+  centralLayout->addWidget(m_tabs, 1);
+  setCentralWidget(central);
   m_layoutSave = new QTimer(this);
   m_layoutSave->setSingleShot(true);
   m_layoutSave->setInterval(kLayoutSaveDelayMs);
@@ -142,6 +151,9 @@ void MainWindow::createActions() {
   connect(
       makeAction(QStringLiteral("file.loadWeights"), tr("Load &Weights…"), QKeySequence(tr("Ctrl+Shift+L"))),
       &QAction::triggered, this, &MainWindow::onLoadWeights);
+  // Reload: Ctrl+R is Run on Inputs and F5 Start; Ctrl+Shift+R reloads, as in browsers.
+  connect(makeAction(QStringLiteral("file.reload"), tr("&Reload"), QKeySequence(tr("Ctrl+Shift+R"))),
+          &QAction::triggered, this, [this] { reloadTab(m_tabs->currentWidget()); });
   connect(makeAction(QStringLiteral("file.closeTab"), tr("&Close Tab"), QKeySequence::Close),
           &QAction::triggered, this, [this] { closeTab(m_tabs->currentIndex()); });
   connect(makeAction(QStringLiteral("file.export"), tr("&Export Artifact…"), QKeySequence(tr("Ctrl+E"))),
@@ -281,6 +293,7 @@ void MainWindow::createMenus() {
   }
   file->addAction(action(QStringLiteral("file.openArtifact")));
   m_recentMenu = file->addMenu(tr("&Recent Files"));
+  file->addAction(action(QStringLiteral("file.reload")));
   file->addSeparator();
   file->addAction(action(QStringLiteral("file.loadWeights")));
   file->addSeparator();
@@ -437,13 +450,18 @@ void MainWindow::createStatusBar() {
 void MainWindow::connectSession() {
   StudioSession* s = m_session;
   connect(s, &StudioSession::modelLoadStarted, this, [this](const QString& ref) {
-    statusBar()->showMessage(tr("Loading %1…").arg(ref));
+    statusBar()->showMessage(m_session->isReloading() ? tr("Reloading %1…").arg(ref) : tr("Loading %1…").arg(ref));
+    m_diskChanges.remove(m_graph); // what is read now is what the tab will show
+    updateChangedBar();
     m_modelRequested = true;
     updateModelTabVisibility();
     m_tabs->setCurrentWidget(m_graph); // show what is being opened
     updateActions();
   });
   connect(s, &StudioSession::modelLoaded, this, [this] {
+    // The tab shows what was just read; a file written meanwhile is reported again.
+    m_diskChanges.remove(m_graph);
+    updateChangedBar();
     statusBar()->clearMessage();
     addRecent(m_session->modelReference());
     updateTitle();
@@ -456,13 +474,29 @@ void MainWindow::connectSession() {
     m_rememberedExport = directory;
     saveSetting(QStringLiteral("paths/lastExport"), directory);
     setLastArtifact(directory);
+    // A tab showing what the studio just wrote shows the new artifact.
+    if (ArtifactView* view = artifactView(directory)) reloadTab(view);
     updateActions();
   });
   connect(s, &StudioSession::modelLoadFailed, this, [this](const QString& message) {
-    statusBar()->showMessage(tr("Open failed: %1").arg(message));
+    if (m_session->isReloading()) {
+      // The model read before stays, whole (its weights are in memory): say so on the bar.
+      statusBar()->showMessage(tr("Reload failed: %1").arg(message));
+      m_diskChanges[m_graph].reloadError = message;
+      updateChangedBar();
+    } else {
+      statusBar()->showMessage(tr("Open failed: %1").arg(message));
+    }
     updateActions();
   });
+  connect(s, &StudioSession::modelReloaded, this,
+          [this](const QString& summary) { statusBar()->showMessage(summary, 15000); });
+  connect(s->modelWatcher(), &FileChangeWatcher::changed, this,
+          [this](const QStringList& files) { onFilesChanged(m_graph, files); });
   connect(s, &StudioSession::modelLoadCancelled, this, [this] {
+    // A cancelled reload leaves the change it was to take in.
+    if (m_session->modelWatcher()->hasPendingChange())
+      onFilesChanged(m_graph, m_session->modelWatcher()->changedFiles());
     statusBar()->showMessage(tr("Loading cancelled"), 4000);
     updateActions();
   });
@@ -499,6 +533,15 @@ void MainWindow::updateActions() {
   const bool canRun =
       modelTab && hasModel && !running && (state == StudioSession::InterpreterState::NotStarted || paused);
   action(QStringLiteral("file.export"))->setEnabled(hasModel);
+  QWidget* current = m_tabs->currentWidget();
+  bool reloadable = false;
+  if (current == m_graph)
+    reloadable = hasModel && !m_session->isLoading() && !m_session->modelReference().isEmpty();
+  else if (auto* artifactTab = qobject_cast<ArtifactView*>(current))
+    reloadable = !artifactTab->path().isEmpty();
+  else
+    reloadable = qobject_cast<CompareView*>(current) != nullptr;
+  action(QStringLiteral("file.reload"))->setEnabled(reloadable);
   action(QStringLiteral("file.loadWeights"))->setEnabled(hasModel);
   action(QStringLiteral("tools.compareLast"))->setEnabled(!lastExportComparison().second.isEmpty());
   action(QStringLiteral("file.exportImage"))->setEnabled(modelTab && hasGraph);

@@ -5,7 +5,9 @@
 /// its panels (module tree, inspector, MLIR, interpreter: panels/Panels.h) as dock widgets, each
 /// with a toggle in the View menu; addPanel() adds more. Menus File / View /
 /// Tools / Debug drive the StudioSession; window layout, recent files and options persist in
-/// QSettings; dropping a model or an artifact on the window opens it.
+/// QSettings; dropping a model or an artifact on the window opens it. The files of the model and
+/// of every artifact and compare tab are watched: when they change on disk, a bar above the tabs
+/// offers Reload / Ignore for the current tab, and File ▸ Reload (Ctrl+Shift+R) reads it again.
 
 #include <QDockWidget>
 #include <QMainWindow>
@@ -18,6 +20,7 @@
 
 class QAction;
 class QActionGroup;
+class QFrame;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -33,6 +36,7 @@ namespace lattice::studio {
 
 class ArtifactView;
 class CompareView;
+class FileChangeWatcher;
 class GraphView;
 class GraphWidget;
 class NumericRun;
@@ -116,6 +120,17 @@ public Q_SLOTS:
   void loadWeights(const QString& path);
   /// Closes tab `index` (the model tab stays).
   void closeTab(int index);
+  /// File ▸ Reload for `tab` (the model graph, an artifact or a compare tab): reads its files
+  /// again; the model keeps what still applies (StudioSession::reloadModel), an artifact tab its
+  /// run bar's choices. Its changed-on-disk bar goes.
+  void reloadTab(QWidget* tab);
+
+public:
+  /// The bar above the tabs that says the current tab's files changed on disk (Reload /
+  /// Ignore); hidden while they did not.
+  QFrame* changedOnDiskBar() const { return m_changedBar; }
+  /// The watcher of `tab`'s files (the session's for the model tab); nullptr for none.
+  FileChangeWatcher* fileWatcher(QWidget* tab) const;
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -176,6 +191,19 @@ private:
   void onCompareArtifacts();
   void applyCheckpointInteractively(const QString& path, const std::shared_ptr<Checkpoint>& checkpoint);
   void updateTitle();
+  /// The changed-on-disk bar above the tabs (MainWindowFile.cpp).
+  void createChangedBar();
+  /// The files an artifact path is read from: graph.mlir and weights.safetensors of a folder,
+  /// or the lone .mlir file (absolute).
+  static QStringList artifactFiles(const QString& path);
+  /// Watches `files` for an artifact or compare tab from now on (call it before they are read).
+  void watchTabFiles(QWidget* tab, const QStringList& files);
+  /// `tab`'s watcher reported `files` (empty: back to what was read).
+  void onFilesChanged(QWidget* tab, const QStringList& files);
+  /// Shows the bar for the current tab's change or failed reload, or hides it.
+  void updateChangedBar();
+  /// Ignore: the current tab's files as they are now count as read.
+  void ignoreChange();
 
   StudioSession* m_session = nullptr;
   NumericRun* m_numeric = nullptr;
@@ -208,6 +236,14 @@ private:
   QString m_compareB;
   QHash<QString, QAction*> m_actions;
   std::function<void(const QString&)> m_artifactOpener;
+  /// A tab whose files changed on disk: the changed files, or why its reload failed.
+  struct DiskChange {
+    QStringList files;
+    QString reloadError;
+  };
+  QHash<QWidget*, DiskChange> m_diskChanges;
+  QFrame* m_changedBar = nullptr;
+  QLabel* m_changedText = nullptr;
 };
 
 } // namespace lattice::studio

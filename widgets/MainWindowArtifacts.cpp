@@ -74,9 +74,11 @@ GraphView* MainWindow::currentGraphView() const {
 void MainWindow::closeTab(int index) {
   if (index <= 0 || index >= m_tabs->count()) return; // the model tab stays
   QWidget* w = m_tabs->widget(index);
+  m_diskChanges.remove(w);
   m_tabs->removeTab(index);
   w->deleteLater();
   updateModelTabVisibility();
+  updateChangedBar();
 }
 
 void MainWindow::openArtifact(const QString& directory) {
@@ -89,7 +91,7 @@ void MainWindow::openArtifact(const QString& directory) {
   }
   ArtifactView* view = artifactView(directory);
   if (view) {
-    view->reload();
+    reloadTab(view);
   } else {
     view = new ArtifactView(m_tabs);
     m_tabs->addTab(view, tr("Artifact: %1").arg(displayName(directory)));
@@ -110,6 +112,7 @@ void MainWindow::openArtifact(const QString& directory) {
       }
       updateActions();
     });
+    watchTabFiles(view, artifactFiles(directory)); // before the worker reads them
     view->open(directory);
   }
   m_tabs->setCurrentWidget(view);
@@ -139,6 +142,7 @@ CompareView* MainWindow::compareArtifacts(const QString& a, const QString& b) {
     loadedA = v->document()->artifact;
   if (ArtifactView* v = artifactView(b); v && v->document() && !v->isLoading())
     loadedB = v->document()->artifact;
+  watchTabFiles(view, artifactFiles(a) + artifactFiles(b));
   view->compare(a, loadedA, b, loadedB);
   m_compareA = a;
   m_compareB = b;

@@ -91,6 +91,7 @@ void MainWindow::onCurrentTabChanged(int index) {
   }
   m_stateLabel->setVisible(model);
   m_zoomLabel->setVisible(model);
+  updateChangedBar();
   updateActions();
 }
 

@@ -7,26 +7,49 @@
 
 #include "StudioSession.h"
 
+#include "model/ArchiveRecordings.h"
 #include "model/LoadModel.h"
 
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QFileSystemWatcher>
 #include <QFutureWatcher>
 #include <QSettings>
+#include <QTimer>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <sys/stat.h>
+
 namespace lattice::studio {
 
-/// What the worker thread hands back: the model, and its trace or the trace error.
+/// What the worker thread hands back: the model (with the checkpoint applied), the tracer it was
+/// traced with, and its trace or the trace error.
 struct StudioSession::LoadResult {
   QString reference;
   std::unique_ptr<Model> model;
   std::unique_ptr<fx::Graph> graph;
+  LatticeTracer tracer;
   QString loadError;
   QString traceError;
+  /// The checkpoint of the request: its report when it applied, else why not.
+  std::optional<CheckpointReport> checkpointReport;
+  QString checkpointError;
+};
+
+struct StudioSession::ReloadState {
+  quint64 generation = 0;
+  int nodes = 0; ///< the graph's size before
+  std::map<std::string, bool> overrides;
+  QSet<QString> breakpoints;
+  QString selectedNode;
+  QString selectedModule;
+  bool moduleSelected = false;
+  QString checkpoint;
+  bool checkpointPartial = false;
 };
 
 namespace {
@@ -121,7 +144,9 @@ private:
   std::vector<InputSpec> m_after;
 };
 
-StudioSession::StudioSession(QObject* parent) : QObject(parent), m_inputUndo(new QUndoStack(this)) {
+StudioSession::StudioSession(QObject* parent)
+    : QObject(parent), m_inputUndo(new QUndoStack(this)), m_watcher(new FileChangeWatcher(this)) {
+  m_watcher->setObjectName(QStringLiteral("modelFileWatcher"));
   m_exportOptions.inputs = m_inputs;
 }
 
@@ -269,16 +294,29 @@ QString StudioSession::currentNode() const {
 
 // --- loading ---------------------------------------------------------------------------------
 
-std::shared_ptr<StudioSession::LoadResult> StudioSession::loadAndTrace(const QString& reference) {
+std::shared_ptr<StudioSession::LoadResult> StudioSession::loadAndTrace(const LoadRequest& request) {
   auto result = std::make_shared<StudioSession::LoadResult>();
-  result->reference = reference;
-  Expected<Model> model = loadModel(reference.toStdString());
+  result->reference = request.reference;
+  Expected<Model> model = loadModel(request.reference.toStdString());
   if (!model) {
     result->loadError = toQString(model.message());
     return result;
   }
   result->model = std::make_unique<Model>(std::move(*model));
-  Expected<std::unique_ptr<fx::Graph>> graph = LatticeTracer().trace(*result->model);
+  if (!request.checkpoint.isEmpty()) {
+    Expected<Checkpoint> checkpoint = readCheckpoint(request.checkpoint.toStdString());
+    CheckpointOptions options;
+    options.allowPartial = request.checkpointPartial;
+    Expected<CheckpointReport> report =
+        checkpoint ? applyCheckpoint(*result->model, *checkpoint, options) : Expected<CheckpointReport>(checkpoint.error());
+    if (report)
+      result->checkpointReport = *report;
+    else
+      result->checkpointError = toQString(report.message());
+  }
+  for (const auto& [path, leaf] : request.overrides)
+    if (result->model->module(path)) result->tracer.setLeafOverride(path, leaf);
+  Expected<std::unique_ptr<fx::Graph>> graph = result->tracer.trace(*result->model);
   if (graph)
     result->graph = std::move(*graph);
   else
@@ -286,30 +324,102 @@ std::shared_ptr<StudioSession::LoadResult> StudioSession::loadAndTrace(const QSt
   return result;
 }
 
+QStringList StudioSession::filesOf(const QString& reference, const QString& checkpoint) {
+  QStringList files;
+  if (!reference.isEmpty() && !reference.startsWith(QStringLiteral("example:"))) {
+    const QFileInfo info(reference);
+    if (info.isDir()) {
+      const QDir dir(info.absoluteFilePath());
+      for (const char* name : {"model.json", "weights.safetensors", kArchiveInputsFile, kArchiveActivationsFile})
+        files << QDir::cleanPath(dir.filePath(QString::fromLatin1(name)));
+    } else {
+      files << QDir::cleanPath(info.absoluteFilePath());
+    }
+  }
+  if (!checkpoint.isEmpty()) files << QDir::cleanPath(QFileInfo(checkpoint).absoluteFilePath());
+  return files;
+}
+
+QStringList StudioSession::modelFiles() const {
+  return m_model ? filesOf(m_reference, m_weightsSource) : QStringList();
+}
+
 void StudioSession::openModel(const QString& reference) {
+  m_reload.reset(); // a reload still running is superseded
+  LoadRequest request;
+  request.reference = reference;
+  startLoad(request);
+}
+
+void StudioSession::reloadModel() {
+  if (!m_model || m_reference.isEmpty()) return;
+  auto state = std::make_unique<ReloadState>();
+  state->nodes = m_graph ? static_cast<int>(m_graph->size()) : 0;
+  state->overrides = m_tracer.leafOverrides();
+  state->breakpoints = m_breakpoints;
+  state->selectedNode = m_selectedNode;
+  state->selectedModule = m_selectedModule;
+  state->moduleSelected = m_moduleSelected;
+  state->checkpoint = m_weightsSource;
+  state->checkpointPartial = m_weightsPartial;
+  LoadRequest request;
+  request.reference = m_reference;
+  request.overrides = state->overrides;
+  request.checkpoint = m_weightsSource;
+  request.checkpointPartial = m_weightsPartial;
+  m_reload = std::move(state);
+  startLoad(request);
+}
+
+void StudioSession::startLoad(const LoadRequest& request) {
   const quint64 generation = ++m_loadGeneration;
+  if (m_reload) m_reload->generation = generation;
   m_loading = true;
-  Q_EMIT modelLoadStarted(reference);
+  // Before the worker reads them: a write while it reads shows as a change afterwards.
+  m_loadSnapshot = FileChangeWatcher::snapshot(filesOf(request.reference, request.checkpoint));
+  Q_EMIT modelLoadStarted(request.reference);
   auto* watcher = new QFutureWatcher<std::shared_ptr<LoadResult>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
     watcher->deleteLater();
     applyLoad(generation, watcher->result());
   });
-  watcher->setFuture(QtConcurrent::run([reference] { return loadAndTrace(reference); }));
+  watcher->setFuture(QtConcurrent::run([request] { return loadAndTrace(request); }));
 }
 
 void StudioSession::cancelLoad() {
   if (!m_loading) return;
   ++m_loadGeneration; // the running load's result will be dropped
   m_loading = false;
+  m_reload.reset();
   Q_EMIT modelLoadCancelled(m_reference);
 }
+
+namespace {
+
+QString nodesText(int nodes) {
+  return nodes == 1 ? StudioSession::tr("1 node") : StudioSession::tr("%1 nodes").arg(nodes);
+}
+
+/// "breakpoints: kept 1 of 2".
+QString keptText(const QString& what, int kept, int before) {
+  return StudioSession::tr("%1: kept %2 of %3").arg(what).arg(kept).arg(before);
+}
+
+} // namespace
 
 void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResult>& result) {
   if (generation != m_loadGeneration || !result) return; // superseded or cancelled
   m_loading = false;
+  // A reload's state when this is its result; m_reload stays set (isReloading()) while the
+  // result's signals go out, and is cleared after them unless a slot started another load.
+  std::optional<ReloadState> reload;
+  if (m_reload && m_reload->generation == generation) reload = *m_reload;
+  const auto reloadDone = [this, generation] {
+    if (m_reload && m_reload->generation == generation) m_reload.reset();
+  };
   if (!result->model) {
     Q_EMIT modelLoadFailed(result->loadError);
+    reloadDone();
     return;
   }
   Q_EMIT aboutToChange();
@@ -317,9 +427,9 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   m_reference = result->reference;
   m_model = std::move(result->model);
   m_graph = std::move(result->graph);
-  m_tracer = LatticeTracer();
+  m_tracer = std::move(result->tracer);
   m_exportOptions = ExportOptions();
-  m_inputUndo->clear();
+  if (!reload) m_inputUndo->clear();
   m_inputs = restoredInputSpecs();
   m_exportOptions.inputs = m_inputs;
   if (inputSpecsEdited()) rememberInputSpecs(); // a list taken over from the export dialog's old place
@@ -329,16 +439,58 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<LoadResu
   m_moduleSelected = false;
   m_weightsSource.clear();
   m_weightsReport = CheckpointReport();
+  m_weightsPartial = false;
+  QStringList kept;
+  if (reload) {
+    const auto exists = [this](const QString& node) { return m_graph && m_graph->findNode(node.toStdString()); };
+    for (const QString& node : std::as_const(reload->breakpoints))
+      if (exists(node)) m_breakpoints.insert(node);
+    if (exists(reload->selectedNode)) m_selectedNode = reload->selectedNode;
+    if (reload->moduleSelected && m_model->module(reload->selectedModule.toStdString())) {
+      m_selectedModule = reload->selectedModule;
+      m_moduleSelected = true;
+    }
+    if (result->checkpointReport) {
+      m_weightsSource = reload->checkpoint;
+      m_weightsReport = *result->checkpointReport;
+      m_weightsPartial = reload->checkpointPartial;
+    }
+    const int nodes = m_graph ? static_cast<int>(m_graph->size()) : 0;
+    kept << (nodes == reload->nodes ? nodesText(nodes)
+                                    : tr("%1 (were %2)").arg(nodesText(nodes)).arg(reload->nodes));
+    if (!reload->breakpoints.isEmpty())
+      kept << keptText(tr("breakpoints"), m_breakpoints.size(), reload->breakpoints.size());
+    if (!reload->overrides.empty())
+      kept << keptText(tr("leaf overrides"), static_cast<int>(m_tracer.leafOverrides().size()),
+                       static_cast<int>(reload->overrides.size()));
+    if (!reload->checkpoint.isEmpty())
+      kept << (result->checkpointReport
+                   ? tr("weights from %1 applied again").arg(QFileInfo(reload->checkpoint).fileName())
+                   : tr("weights from %1 not applied: %2")
+                         .arg(QFileInfo(reload->checkpoint).fileName(), result->checkpointError));
+  }
+  m_watcher->watch(m_loadSnapshot);
   Q_EMIT modelLoaded();
   Q_EMIT breakpointsChanged();
-  Q_EMIT selectionChanged(QString());
-  Q_EMIT moduleSelectionChanged(QString());
+  if (!reload) {
+    Q_EMIT selectionChanged(QString());
+    Q_EMIT moduleSelectionChanged(QString());
+  }
   Q_EMIT interpreterReset();
   Q_EMIT inputSpecsChanged();
   if (m_graph)
     Q_EMIT graphChanged();
   else
     Q_EMIT traceFailed(result->traceError);
+  if (reload) { // a kept selection once the views have the new graph
+    Q_EMIT selectionChanged(m_selectedNode);
+    Q_EMIT moduleSelectionChanged(m_selectedModule);
+  }
+  if (!m_weightsSource.isEmpty()) Q_EMIT weightsLoaded(m_weightsSource);
+  if (reload && m_reload && m_reload->generation == generation)
+    Q_EMIT modelReloaded(tr("Reloaded %1: %2").arg(QFileInfo(QDir::cleanPath(m_reference)).fileName(),
+                                                   kept.join(QStringLiteral("; "))));
+  reloadDone();
 }
 
 void StudioSession::retrace() {
@@ -592,6 +744,8 @@ Expected<CheckpointReport> StudioSession::applyWeights(const Checkpoint& checkpo
   if (!report) return report;
   m_weightsSource = toQString(checkpoint.source);
   m_weightsReport = *report;
+  m_weightsPartial = allowPartial;
+  if (!m_weightsSource.isEmpty()) m_watcher->addFile(QDir::cleanPath(QFileInfo(m_weightsSource).absoluteFilePath()));
   // The prepared lowering captured the old tensors: the next start uses the new ones.
   resetInterpreter(true);
   Q_EMIT weightsLoaded(m_weightsSource);
@@ -632,6 +786,146 @@ void StudioSession::clearModuleSelection() {
   m_selectedModule.clear();
   m_moduleSelected = false;
   Q_EMIT moduleSelectionChanged(QString());
+}
+
+// --- FileChangeWatcher -----------------------------------------------------------------------
+
+namespace {
+
+constexpr int kDefaultSettleMs = 400;
+
+/// The folders whose entries a replace by rename changes: the file's own and the one above (an
+/// artifact folder swapped whole).
+QStringList foldersOf(const QString& file) {
+  const QString folder = QFileInfo(file).absolutePath();
+  QStringList out{folder};
+  const QString above = QFileInfo(folder).absolutePath();
+  if (above != folder) out << above;
+  return out;
+}
+
+} // namespace
+
+FileChangeWatcher::FileState FileChangeWatcher::stateOf(const QString& file) {
+  FileState state;
+  struct stat info {};
+  if (::stat(QFile::encodeName(file).constData(), &info) != 0) return state;
+  state.exists = true;
+  state.device = static_cast<quint64>(info.st_dev);
+  state.inode = static_cast<quint64>(info.st_ino);
+  state.size = static_cast<qint64>(info.st_size);
+  state.modifiedNs = qint64(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
+  state.changedNs = qint64(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec;
+  return state;
+}
+
+FileChangeWatcher::Snapshot FileChangeWatcher::snapshot(const QStringList& files) {
+  Snapshot out;
+  out.files = files;
+  out.states.reserve(static_cast<std::size_t>(files.size()));
+  for (const QString& file : files)
+    out.states.push_back(stateOf(file));
+  return out;
+}
+
+FileChangeWatcher::FileChangeWatcher(QObject* parent)
+    : QObject(parent), m_watcher(new QFileSystemWatcher(this)), m_settle(new QTimer(this)) {
+  m_settle->setSingleShot(true);
+  m_settle->setInterval(kDefaultSettleMs);
+  // Every event restarts the timer: a burst of writes ends in one check.
+  connect(m_watcher, &QFileSystemWatcher::fileChanged, m_settle, qOverload<>(&QTimer::start));
+  connect(m_watcher, &QFileSystemWatcher::directoryChanged, m_settle, qOverload<>(&QTimer::start));
+  connect(m_settle, &QTimer::timeout, this, &FileChangeWatcher::check);
+}
+
+int FileChangeWatcher::settleTime() const {
+  return m_settle->interval();
+}
+
+void FileChangeWatcher::setSettleTime(int ms) {
+  m_settle->setInterval(ms < 0 ? 0 : ms);
+}
+
+void FileChangeWatcher::watch(const Snapshot& read) {
+  m_settle->stop();
+  const QStringList watched = m_watcher->files() + m_watcher->directories();
+  if (!watched.isEmpty()) m_watcher->removePaths(watched);
+  m_watchedInodes.clear();
+  m_read = read;
+  m_reported.clear();
+  rewatch();
+  // A file written while it was read differs from the state taken before: a check after the
+  // settle time reports it, though its events came before this call.
+  if (!m_read.files.isEmpty()) m_settle->start();
+}
+
+void FileChangeWatcher::addFile(const QString& file) {
+  if (file.isEmpty() || m_read.files.contains(file)) return;
+  m_read.files << file;
+  m_read.states.push_back(stateOf(file));
+  if (!m_reported.empty()) m_reported.push_back(m_read.states.back());
+  rewatch();
+}
+
+void FileChangeWatcher::acceptCurrent() {
+  m_read.states = currentStates();
+  m_reported.clear();
+  rewatch();
+}
+
+std::vector<FileChangeWatcher::FileState> FileChangeWatcher::currentStates() const {
+  return snapshot(m_read.files).states;
+}
+
+QStringList FileChangeWatcher::changedFiles() const {
+  QStringList out;
+  const std::vector<FileState> now = currentStates();
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (now[i] != m_read.states[i]) out << m_read.files[static_cast<int>(i)];
+  return out;
+}
+
+void FileChangeWatcher::rewatch() {
+  // A watch follows an inode: the watcher drops a path whose file was deleted or renamed away,
+  // and a path whose folder was renamed away keeps watching the old file. Each path is watched
+  // again when the inode at it is not the one its watch was added for.
+  QStringList paths;
+  for (const QString& file : std::as_const(m_read.files)) {
+    paths << file;
+    paths << foldersOf(file);
+  }
+  paths.removeDuplicates();
+  const QStringList watched = m_watcher->files() + m_watcher->directories();
+  QStringList stale;
+  QStringList missing;
+  for (const QString& path : std::as_const(paths)) {
+    const FileState state = stateOf(path);
+    const bool isWatched = watched.contains(path);
+    if (!state.exists) continue;
+    if (isWatched && m_watchedInodes.value(path) == state.inode) continue;
+    if (isWatched) stale << path;
+    missing << path;
+    m_watchedInodes.insert(path, state.inode);
+  }
+  if (!stale.isEmpty()) m_watcher->removePaths(stale);
+  if (!missing.isEmpty()) m_watcher->addPaths(missing);
+}
+
+void FileChangeWatcher::check() {
+  rewatch();
+  const std::vector<FileState> now = currentStates();
+  QStringList differ;
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (now[i] != m_read.states[i]) differ << m_read.files[static_cast<int>(i)];
+  if (differ.isEmpty()) {
+    if (m_reported.empty()) return;
+    m_reported.clear();
+    Q_EMIT changed(QStringList()); // back to what was read
+    return;
+  }
+  if (now == m_reported) return; // reported already
+  m_reported = now;
+  Q_EMIT changed(differ);
 }
 
 } // namespace lattice::studio

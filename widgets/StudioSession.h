@@ -14,26 +14,110 @@
 /// runs on the UI thread. Stepping one node is fast; a long run (continueRun, runToNode) runs in
 /// slices of about runSliceBudget() ms, one per event-loop turn, so the window stays responsive
 /// and the panels refresh once per slice. Accessors return nullptr while nothing is loaded.
+///
+/// Files on disk: the session watches the files the model was read from (modelWatcher()) and
+/// reloadModel() reads them again, keeping the breakpoints, leaf overrides, selection, input
+/// specs and run inputs that still apply. What the session shows never depends on the files
+/// staying as they were: a model's weights are read into memory when it opens.
 
 #include "lowering/Lowering.h"
 #include "model/torchscript/Checkpoint.h"
 #include "model/Model.h"
 #include "trace/Tracer.h"
 
+#include <QHash>
 #include <QObject>
 #include <QSet>
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
+class QFileSystemWatcher;
+class QTimer;
 class QUndoStack;
 
 namespace lattice::studio {
 
 class InputSpecsCommand;
+
+/// Watches the files a document was read from (a model, an artifact) and says, once the writes
+/// to them have settled, that they are no longer what was read. QFileSystemWatcher watches each
+/// file, its folder and the folder above: a program that replaces a file or a whole artifact
+/// folder by a rename (an atomic save) leaves the old watches on the old inodes, so every check
+/// adds the paths again. Every event restarts a settle timer (a training script writing a large
+/// file makes one report, not hundreds); when it fires, each file's identity (device, inode),
+/// size and modification and change times are compared with the state recorded before it was
+/// read. A file that did not exist counts as changed once it does.
+class FileChangeWatcher : public QObject {
+  Q_OBJECT
+
+public:
+  /// One file's identity, size and times (exists false: no such file).
+  struct FileState {
+    bool exists = false;
+    quint64 device = 0;
+    quint64 inode = 0;
+    qint64 size = -1;
+    qint64 modifiedNs = 0;
+    qint64 changedNs = 0;
+    bool operator==(const FileState& o) const {
+      return exists == o.exists && device == o.device && inode == o.inode && size == o.size &&
+             modifiedNs == o.modifiedNs && changedNs == o.changedNs;
+    }
+    bool operator!=(const FileState& o) const { return !(*this == o); }
+  };
+  /// The state of a set of files at one moment: taken before they are read, so a write while
+  /// they are read shows as a change afterwards.
+  struct Snapshot {
+    QStringList files;
+    std::vector<FileState> states;
+  };
+  static FileState stateOf(const QString& file);
+  static Snapshot snapshot(const QStringList& files);
+
+  explicit FileChangeWatcher(QObject* parent = nullptr);
+
+  /// Watches `read.files` (absolute paths), comparing them with `read.states` from now on; no
+  /// change is pending afterwards until the check this schedules (after the settle time) finds a
+  /// file written while it was read. An empty snapshot watches nothing.
+  void watch(const Snapshot& read);
+  void watch(const QStringList& files) { watch(snapshot(files)); }
+  /// Adds `file`, as it is now (nothing when already watched).
+  void addFile(const QString& file);
+  QStringList files() const { return m_read.files; }
+  /// Takes the files as they are now for what was read (Ignore): no change is pending.
+  void acceptCurrent();
+  /// The watched files that differ from what was read, checked now.
+  QStringList changedFiles() const;
+  /// True from a changed() with files until acceptCurrent() or watch().
+  bool hasPendingChange() const { return !m_reported.empty(); }
+  /// How long no event may touch the files before a change is reported (ms, default 400).
+  int settleTime() const;
+  void setSettleTime(int ms);
+  /// Compares the files now and reports a change not reported yet (the settle timer calls it).
+  void check();
+
+Q_SIGNALS:
+  /// `files` differ from what was read and no event touched them for settleTime(). Emitted
+  /// again when they change further; with an empty list when they are back to what was read.
+  void changed(const QStringList& files);
+
+private:
+  /// Adds the files, their folders and the folders above to the watcher where it lost them.
+  void rewatch();
+  std::vector<FileState> currentStates() const;
+
+  QFileSystemWatcher* m_watcher;
+  QTimer* m_settle;
+  Snapshot m_read;
+  std::vector<FileState> m_reported; ///< the states last reported as changed; empty when none
+  QHash<QString, quint64> m_watchedInodes; ///< the inode each watched path had when added
+};
 
 class StudioSession : public QObject {
   Q_OBJECT
@@ -55,6 +139,17 @@ public:
   const LatticeTracer& tracer() const { return m_tracer; }
   /// True while openModel() works in the background.
   bool isLoading() const { return m_loading; }
+
+  /// The files the open model was read from, watched by modelWatcher(): an archive's
+  /// model.json, weights and recordings (absent ones too), a TorchScript file, a checkpoint
+  /// loaded into the model. Empty for a built-in example.
+  QStringList modelFiles() const;
+  /// Reports (changed) when modelFiles() are no longer what was read.
+  FileChangeWatcher* modelWatcher() const { return m_watcher; }
+  /// True from reloadModel() until its result's signals are all emitted (modelLoaded ...
+  /// modelReloaded, or modelLoadFailed): observers keep what is theirs to keep across it (the
+  /// leaf undo stack) and tell a failed reload from a failed open.
+  bool isReloading() const { return m_reload != nullptr; }
 
   /// Effective leaf decision for a module path (override, else the lattice policy).
   bool isLeaf(const QString& modulePath) const;
@@ -162,6 +257,14 @@ public Q_SLOTS:
   void openModel(const QString& reference);
   /// Cancels a running load (its result is dropped).
   void cancelLoad();
+  /// Reads the open model again (File ▸ Reload), in the background as openModel() does, and
+  /// keeps what still applies: leaf overrides of modules that still exist (the graph is traced
+  /// with them), breakpoints and the selected node where their nodes still exist, the selected
+  /// module, the input specs and run inputs (remembered per model), and a loaded checkpoint (read
+  /// again from its file and applied as before). The leaf undo stack is kept. Emits
+  /// modelLoadStarted, then modelLoaded ... modelReloaded(summary), or modelLoadFailed (the model
+  /// shown stays, whole: its weights are in memory). Nothing when no model is open.
+  void reloadModel();
 
   /// (Re)starts the interpreter on the current graph with exportOptions(); emits
   /// interpreterReset (or interpreterFailed when the lowering cannot be prepared).
@@ -212,6 +315,9 @@ Q_SIGNALS:
   void interpreterFinished();
   void interpreterFailed(const QString& nodeName, const QString& message);
   void breakpointsChanged();
+  /// reloadModel() replaced the model: `summary` says what it is now and what was kept ("9 nodes
+  /// (were 17); kept 1 of 2 breakpoints; ...").
+  void modelReloaded(const QString& summary);
   /// A run (continueRun / runToNode) went on beyond its first slice (true), or ended (false).
   void runningChanged(bool running);
   void selectionChanged(const QString& nodeName);
@@ -226,9 +332,23 @@ Q_SIGNALS:
 private:
   friend class InputSpecsCommand;
   struct LoadResult;
-  /// Runs on a worker thread: loads `reference` and traces it with the default policy.
-  static std::shared_ptr<LoadResult> loadAndTrace(const QString& reference);
+  /// What a reload keeps: taken when it starts, applied to its result.
+  struct ReloadState;
+  /// What a load reads besides the model: the leaf overrides to trace with (a reload's; those of
+  /// modules the model no longer has are left out) and a checkpoint to apply first.
+  struct LoadRequest {
+    QString reference;
+    std::map<std::string, bool> overrides;
+    QString checkpoint;
+    bool checkpointPartial = false;
+  };
+  /// Runs on a worker thread: loads the model, applies the checkpoint and traces it.
+  static std::shared_ptr<LoadResult> loadAndTrace(const LoadRequest& request);
+  /// Starts a load (openModel, reloadModel).
+  void startLoad(const LoadRequest& request);
   void applyLoad(quint64 generation, const std::shared_ptr<LoadResult>& result);
+  /// The files of `reference` (and of a checkpoint) modelFiles() lists.
+  static QStringList filesOf(const QString& reference, const QString& checkpoint);
   void retrace();
   /// Sets the list (no undo step), keeps exportOptions().inputs equal, remembers it, resets
   /// the interpreter and emits inputSpecsChanged.
@@ -284,7 +404,12 @@ private:
 
   QString m_weightsSource;
   CheckpointReport m_weightsReport;
+  bool m_weightsPartial = false; ///< the checkpoint was applied with allowPartial
   QStringList m_exports;
+
+  FileChangeWatcher* m_watcher;
+  FileChangeWatcher::Snapshot m_loadSnapshot; ///< the files of the running load, before it read them
+  std::unique_ptr<ReloadState> m_reload;      ///< set while a reload runs
 };
 
 } // namespace lattice::studio

@@ -33,7 +33,7 @@ struct LoadedArtifact {
   /// What the user named (a `.lattice` directory or a lone `.mlir` file).
   std::string path;
   ArtifactGraph graph;
-  /// The weights (memory-mapped); absent for a lone `.mlir`.
+  /// The weights (read into memory); absent for a lone `.mlir`.
   std::shared_ptr<const SafetensorsFile> weights;
 };
 

@@ -1,5 +1,5 @@
 // loadArtifact: reads one side of a diff, an artifact directory (graph.mlir and, when present,
-// weights.safetensors memory-mapped) or a lone graph file. It parses but does not verify: any
+// weights.safetensors read into memory) or a lone graph file. It parses but does not verify: any
 // graph the reader accepts can be diffed.
 
 #include "diff/ArtifactDiff.h"

@@ -22,7 +22,7 @@ constexpr int kArchiveVersion = 1;
 /// it is read: "<file>: file is larger than the reader limit (<size> > 134217728 bytes)".
 inline constexpr std::size_t kMaxArchiveJsonBytes = std::size_t(128) << 20;
 
-/// Reads `dir/model.json` and `dir/weights.safetensors` (mapped). Errors name the file and the
+/// Reads `dir/model.json` and `dir/weights.safetensors` (into memory). Errors name the file and the
 /// JSON location (`model.json: modules[3].graph.nodes[7].args[0]: reference to unknown node 'y'`)
 /// or the tensor key. weights.safetensors may be absent only when model.json records no tensor.
 /// Sets `Model::source` to `dir`.
@@ -36,9 +36,10 @@ Expected<Model> parseArchiveJson(const std::string& jsonText, const std::string&
                                  const SafetensorsFile* weights);
 /// Writes `dir` (created if missing): model.json (2-space indented, keys in the spec's order;
 /// a text over kMaxArchiveJsonBytes is refused before anything is written: "<dir>: not written:
-/// model.json would be <n> bytes, over the reader's limit of <limit> bytes") and weights.safetensors (every model tensor, `{"format": "torch"}` metadata). Each file is
+/// model.json would be <n> bytes, over the reader's limit of <limit> bytes") and
+/// weights.safetensors (every model tensor, `{"format": "torch"}` metadata). Each file is
 /// written beside its final name and renamed over it, so rewriting the archive a model was
-/// read from (whose weights are still mapped) is safe. Every tensor record must name a model
+/// read from (whose tensors share its weights' bytes) is safe. Every tensor record must name a model
 /// tensor of the recorded dtype and shape.
 Status writeArchive(const Model& model, const std::string& dir);
 

@@ -1,6 +1,6 @@
 // The `.ltfx` reader: model.json → Model, with every required key and type checked and the
 // tree rules of fx-archive.md enforced (root first, parents before children, listed children
-// exist), tensor records resolved against the mapped weights.safetensors.
+// exist), tensor records resolved against weights.safetensors read into memory.
 //
 // Values and graphs are decoded by fx's JSON encoding, which works on nlohmann::json (sorted
 // objects). The document itself is parsed order-preserving (by a builder of our own, linear in

@@ -1,5 +1,5 @@
 #pragma once
-/// \file Safetensors reading (mmap, every bound checked) and writing with the reference
+/// \file Safetensors reading (into memory, every bound checked) and writing with the reference
 /// writer's byte conventions (lattice-artifact-format.md §13.1).
 
 #include "support/Expected.h"
@@ -21,12 +21,12 @@ struct NamedTensor {
 
 using SafetensorsMetadata = std::vector<std::pair<std::string, std::string>>;
 
-/// A parsed safetensors file. Tensors are views into the mapping, which lives as long as any
-/// TensorData taken from it.
+/// A parsed safetensors file, read whole into memory (never mapped): tensors are views into its
+/// bytes, which stay valid while any TensorData holds them, whatever happens to the file.
 class SafetensorsFile {
 public:
-  /// Maps and parses `path`. Errors are one line naming the file (and the key when one is
-  /// involved): "<path>: tensor 'stem.weight': data_offsets [0, 99] exceed the data section (64 bytes)".
+  /// Reads and parses `path` (refused, with its size, when larger than the memory left). Errors are
+  /// one line naming the file (and the key): "<path>: tensor 'stem.weight': data_offsets [0, 99] exceed the data section (64 bytes)".
   static Expected<SafetensorsFile> open(const std::string& path);
   /// Parses bytes already in memory; `name` is used in messages; `keepAlive` owns `data`.
   static Expected<SafetensorsFile> parse(const uint8_t* data, std::size_t size, std::string name,

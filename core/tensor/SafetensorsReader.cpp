@@ -1,7 +1,8 @@
-// Safetensors reading: SafetensorsFile::open (POSIX mmap, read() fallback) and ::parse, which
-// checks every bound before touching the data section (lattice-artifact-format.md §13.1).
-// Nothing is allocated from a declared size: the header length is compared with the file size
-// first, and tensors are views into the caller's bytes. Any tensor order, gaps between tensors
+// Safetensors reading: SafetensorsFile::open (the whole file read into anonymous memory) and
+// ::parse, which checks every bound before touching the data section (lattice-artifact-format.md
+// §13.1). Nothing is allocated from a declared size: open allocates the file's size once, after
+// checking it against the memory the process can get, the header length is compared with the
+// file size first, and tensors are views into the caller's bytes. Any tensor order, gaps between tensors
 // and any metadata content are accepted; the reference byte conventions are the writer's concern
 // (SafetensorsWriter.cpp).
 
@@ -12,13 +13,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 namespace lattice {
@@ -293,14 +298,17 @@ void checkOverlaps(const std::vector<Entry>& entries, const std::string& name) {
   }
 }
 
-// Owns a read-only mapping; the shared keep-alive of every view into an opened file.
-struct Mapping {
+// Owns the bytes of an opened file: anonymous memory the file was read into, read-only once
+// filled. The shared keep-alive of every view into the file. Anonymous memory, not a mapping of
+// the file: another program truncating or rewriting the file cannot take these pages away (a
+// file mapping, private or shared, faults with SIGBUS on pages past a truncation).
+struct FileBytes {
   void* address = nullptr;
   std::size_t length = 0;
-  Mapping(void* a, std::size_t l) : address(a), length(l) {}
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() { ::munmap(address, length); }
+  FileBytes(void* a, std::size_t l) : address(a), length(l) {}
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes() { ::munmap(address, length); }
 };
 
 struct FileDescriptor {
@@ -317,19 +325,94 @@ std::string errnoText(int error) {
   return std::strerror(error);
 }
 
-// Reads exactly `size` bytes; used when mmap is unavailable for the file.
-Expected<std::shared_ptr<std::vector<uint8_t>>> readAll(int fd, std::size_t size, const std::string& path) {
-  auto buffer = std::make_shared<std::vector<uint8_t>>(size);
+// "1.5 GiB (1610612736 bytes)", or "512 bytes".
+std::string sizeText(uint64_t bytes) {
+  static const char* const kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double value = static_cast<double>(bytes);
+  int unit = -1;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
+  return std::string(text) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+// The most memory one more allocation can get, and what bounds it: the address space left under
+// the process's limit (ulimit -v), the data limit (ulimit -d), or the machine's RAM and swap.
+struct MemoryRoom {
+  uint64_t bytes = std::numeric_limits<uint64_t>::max();
+  std::string what;
+};
+
+MemoryRoom memoryRoom() {
+  MemoryRoom room;
+  const auto consider = [&](uint64_t bytes, const std::function<std::string()>& what) {
+    if (bytes < room.bytes) room = MemoryRoom{bytes, what()};
+  };
+  // Pages of the whole address space and of the data segment, as the kernel counts them
+  // against RLIMIT_AS and RLIMIT_DATA.
+  uint64_t addressSpace = 0, data = 0;
+  if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
+    unsigned long long size = 0, resident = 0, shared = 0, text = 0, lib = 0, dataPages = 0;
+    if (std::fscanf(statm, "%llu %llu %llu %llu %llu %llu", &size, &resident, &shared, &text, &lib, &dataPages) == 6) {
+      const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+      addressSpace = size * page;
+      data = dataPages * page;
+    }
+    std::fclose(statm);
+  }
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const uint64_t cap = limit.rlim_cur;
+    consider(cap > addressSpace ? cap - addressSpace : 0, [&] {
+      return "the address space left under this process's limit (ulimit -v " + std::to_string(cap / 1024) + ")";
+    });
+  }
+  if (::getrlimit(RLIMIT_DATA, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const uint64_t cap = limit.rlim_cur;
+    consider(cap > data ? cap - data : 0, [&] {
+      return "the data segment left under this process's limit (ulimit -d " + std::to_string(cap / 1024) + ")";
+    });
+  }
+  struct sysinfo info {};
+  if (::sysinfo(&info) == 0) {
+    const uint64_t total = (static_cast<uint64_t>(info.totalram) + info.totalswap) * info.mem_unit;
+    consider(total, [&] { return "this machine's memory (" + sizeText(total) + " of RAM and swap)"; });
+  }
+  return room;
+}
+
+enum class ReadOutcome { Complete, Shrank, Failed };
+
+// Reads `size` bytes from the start of `fd` into `buffer`; `error` gets errno on failure.
+ReadOutcome readInto(int fd, uint8_t* buffer, std::size_t size, int& error) {
+  // Linux moves at most about 2 GiB per read call.
+  constexpr std::size_t kMaxChunk = std::size_t(1) << 30;
   std::size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::pread(fd, buffer->data() + done, size - done, static_cast<off_t>(done));
+    const ssize_t n =
+        ::pread(fd, buffer + done, std::min(size - done, kMaxChunk), static_cast<off_t>(done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return makeError(path + ": cannot read: " + errnoText(errno));
-    if (n == 0) return makeError(path + ": file shrank while being read");
+    if (n < 0) {
+      error = errno;
+      return ReadOutcome::Failed;
+    }
+    if (n == 0) return ReadOutcome::Shrank;
     done += static_cast<std::size_t>(n);
   }
-  return buffer;
+  return ReadOutcome::Complete;
 }
+
+bool sameFileState(const struct stat& a, const struct stat& b) {
+  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+// A file another program writes while it is read is read again this many times in all.
+constexpr int kReadAttempts = 3;
 
 } // namespace
 
@@ -385,25 +468,51 @@ Expected<SafetensorsFile> SafetensorsFile::parse(const uint8_t* data, std::size_
 Expected<SafetensorsFile> SafetensorsFile::open(const std::string& path) {
   FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (file.fd < 0) return makeError(path + ": cannot open: " + errnoText(errno));
-  struct stat info {};
-  if (::fstat(file.fd, &info) != 0) return makeError(path + ": cannot stat: " + errnoText(errno));
-  if (!S_ISREG(info.st_mode)) return makeError(path + ": not a regular file");
-  if (info.st_size < 0 || static_cast<uint64_t>(info.st_size) > std::numeric_limits<std::size_t>::max())
-    return makeError(path + ": file is too large to map");
-  const auto size = static_cast<std::size_t>(info.st_size);
-
-  if (size > 0) {
-    void* address = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file.fd, 0);
-    if (address != MAP_FAILED) {
-      auto mapping = std::make_shared<const Mapping>(address, size);
-      return parse(static_cast<const uint8_t*>(address), size, path, mapping);
+  for (int attempt = 1;; ++attempt) {
+    struct stat before {};
+    if (::fstat(file.fd, &before) != 0) return makeError(path + ": cannot stat: " + errnoText(errno));
+    if (!S_ISREG(before.st_mode)) return makeError(path + ": not a regular file");
+    if (before.st_size < 0 || static_cast<uint64_t>(before.st_size) > std::numeric_limits<std::size_t>::max())
+      return makeError(path + ": file is too large to read");
+    const auto size = static_cast<std::size_t>(before.st_size);
+    if (size == 0) {
+      static const uint8_t kNothing = 0;
+      return parse(&kNothing, 0, path, nullptr);
     }
+    // Checked before anything is allocated: a huge (possibly sparse) file is refused with its
+    // size, not by an allocation failing somewhere below.
+    const MemoryRoom room = memoryRoom();
+    if (size > room.bytes)
+      return makeError(path + ": the file holds " + sizeText(size) + ", more than " + room.what +
+                       " can hold: it cannot be read into memory");
+    void* address = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (address == MAP_FAILED)
+      return makeError(path + ": cannot allocate " + sizeText(size) + " to read the file into: " + errnoText(errno));
+    // Huge pages where the kernel has them: one fault per 2 MiB instead of per 4 KiB makes the
+    // read about eight times cheaper (87 MB: 35 ms of CPU instead of 300), and later reads of the
+    // weights miss the TLB less. Only advice: without it the read is slower, not wrong.
+    ::madvise(address, size, MADV_HUGEPAGE);
+    std::shared_ptr<const FileBytes> bytes;
+    try {
+      bytes = std::make_shared<const FileBytes>(address, size);
+    } catch (const std::bad_alloc&) {
+      ::munmap(address, size);
+      return makeError(path + ": out of memory while reading the file");
+    }
+    int error = 0;
+    const ReadOutcome outcome = readInto(file.fd, static_cast<uint8_t*>(address), size, error);
+    if (outcome == ReadOutcome::Failed) return makeError(path + ": cannot read: " + errnoText(error));
+    struct stat after {};
+    if (::fstat(file.fd, &after) != 0) return makeError(path + ": cannot stat: " + errnoText(errno));
+    if (outcome == ReadOutcome::Complete && sameFileState(before, after)) {
+      ::mprotect(address, size, PROT_READ); // views only read; a stray write faults here, not in the file
+      return parse(static_cast<const uint8_t*>(address), size, path, bytes);
+    }
+    // Another program truncated or wrote the file meanwhile: what was read may mix two versions.
+    if (attempt == kReadAttempts)
+      return makeError(path + ": the file changed while it was being read (another program is writing it); "
+                              "open it again once it is complete");
   }
-  // mmap cannot map an empty file, and some file systems cannot map at all: read instead.
-  Expected<std::shared_ptr<std::vector<uint8_t>>> buffer = readAll(file.fd, size, path);
-  if (!buffer) return buffer.error();
-  const std::shared_ptr<std::vector<uint8_t>>& bytes = *buffer;
-  return parse(bytes->data(), bytes->size(), path, bytes);
 }
 
 const TensorData* SafetensorsFile::find(const std::string& key) const {

@@ -1,6 +1,6 @@
 #pragma once
 /// \file TensorData: a dtype, a shape and the row-major little-endian bytes, either owned, a
-/// view into memory kept alive by a shared owner (for example a mapped safetensors file), or
+/// view into memory kept alive by a shared owner (for example a safetensors file's bytes), or
 /// deferred: computed by a TensorProducer when first needed (the lowering re-lays weights this
 /// way, so lowering touches no weight bytes and the save streams them straight to the file).
 

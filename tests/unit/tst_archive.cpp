@@ -186,7 +186,7 @@ void TestArchive::conformance() {
       const TensorData* tensor = model->tensor(record->key);
       QVERIFY(tensor);
       QCOMPARE(tensor->shape(), record->shape);
-      QVERIFY2(tensor->isView(), "weights stay views into the mapped file");
+      QVERIFY2(tensor->isView(), "weights stay views into the file's bytes");
     }
   }
   auto weights = SafetensorsFile::open(dir + "/weights.safetensors");

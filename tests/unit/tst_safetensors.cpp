@@ -1,7 +1,8 @@
 // Tests for safetensors reading and writing. The byte conventions are checked against the
 // reference conformance files (re-writing their tensors must reproduce them byte for byte) and
 // against headers worked out by hand from lattice-artifact-format.md §13.1; the reader is fed
-// malformed buffers built here, one per bound it must check.
+// malformed buffers built here, one per bound it must check, files another program truncates
+// and rewrites while they are open or read, and files larger than the memory it may take.
 
 #include "tensor/Safetensors.h"
 
@@ -12,8 +13,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <set>
+#include <thread>
 
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
 
 using namespace lattice;
 
@@ -85,6 +90,10 @@ private Q_SLOTS:
   void everyTruncationIsRejected();
   void corruptedBytesNeverCrash();
   void viewsOutliveFile();
+  void openedFileSurvivesTruncationAndRewrite();
+  void openWhileAnotherProgramWrites();
+  void fileLargerThanMemoryIsRefused();
+  void addressSpaceLimitIsAnError();
   void openErrors();
   void writerProgressCoversAllBytes();
   void writerCancelRemovesFile();
@@ -472,10 +481,158 @@ void TestSafetensors::viewsOutliveFile() {
     QCOMPARE(file->name(), out.toStdString());
     kept = *file->find("w");
   }
-  // The file object is gone and the file itself removed; the mapping lives on in `kept`.
+  // The file object is gone and the file itself removed; the bytes live on in `kept`.
   QVERIFY(QFile::remove(out));
   QVERIFY(kept.isView());
   QVERIFY(kept == original);
+}
+
+namespace {
+
+/// A safetensors file at `path` whose one U8 tensor "w" declares `dataBytes` bytes, made
+/// sparse with ftruncate: nothing but the header is written.
+bool writeSparseSafetensors(const QString& path, uint64_t dataBytes) {
+  const std::string header = "{\"w\":{\"dtype\":\"U8\",\"shape\":[" + std::to_string(dataBytes) +
+                             "],\"data_offsets\":[0," + std::to_string(dataBytes) + "]}}";
+  QByteArray bytes;
+  for (int i = 0; i < 8; ++i)
+    bytes.append(char((uint64_t(header.size()) >> (8 * i)) & 0xff));
+  bytes.append(header.data(), int(header.size()));
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) return false;
+  f.close();
+  return ::truncate(QFile::encodeName(path).constData(), off_t(bytes.size() + dataBytes)) == 0;
+}
+
+} // namespace
+
+void TestSafetensors::openedFileSurvivesTruncationAndRewrite() {
+  // What safetensors.save_file and torch.save do to a file another program has open: truncate
+  // it, then write it again, in place. The tensors read before keep their values (a mapping of
+  // the file would fault with SIGBUS on the pages the truncation took away).
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("weights.safetensors"));
+  const TensorData big = filled(DType::U8, {int64_t(3) << 20}, 0x5a);
+  const TensorData small = f32({3}, {1.5f, -2.0f, 1e-3f});
+  QVERIFY(writeSafetensors(out.toStdString(), {{"big", big}, {"small", small}}, std::nullopt).ok());
+  Expected<SafetensorsFile> file = SafetensorsFile::open(out.toStdString());
+  QVERIFY(file.ok());
+  const TensorData kept = *file->find("big");
+  {
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.resize(0)); // same inode: truncated in place
+  }
+  QVERIFY(kept == big);
+  QVERIFY(*file->find("small") == small);
+  QVERIFY(writeSafetensors(out.toStdString(), {{"big", filled(DType::U8, {int64_t(3) << 20}, 1)}}, std::nullopt).ok());
+  {
+    QFile f(out); // rewritten in place with other values
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.write(QByteArray(1 << 20, '\x7f')) == (1 << 20));
+  }
+  QVERIFY(kept == big);
+  QVERIFY(QFile::remove(out));
+  QVERIFY(kept == big);
+  QVERIFY(*file->find("small") == small);
+}
+
+void TestSafetensors::openWhileAnotherProgramWrites() {
+  // A writer truncates and rewrites the file over and over while it is opened and read: every
+  // open ends in a complete file or in an error naming it, never in a fault.
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("busy.safetensors"));
+  const std::string path = out.toStdString();
+  QVERIFY(writeSafetensors(path, {{"w", filled(DType::U8, {int64_t(1) << 20}, 3)}}, std::nullopt).ok());
+  QFile source(out);
+  QVERIFY(source.open(QIODevice::ReadOnly));
+  const QByteArray whole = source.readAll();
+  source.close();
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    while (!stop.load()) {
+      QFile f(out);
+      if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) continue;
+      for (int at = 0; at < whole.size(); at += 64 * 1024)
+        f.write(whole.constData() + at, std::min(64 * 1024, int(whole.size()) - at));
+      f.close();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2)); // complete for a moment
+    }
+  });
+  int complete = 0, refused = 0;
+  std::set<std::string> reasons;
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < 1500) {
+    Expected<SafetensorsFile> file = SafetensorsFile::open(path);
+    if (file.ok()) {
+      ++complete;
+      const TensorData* w = file->find("w");
+      QVERIFY(w && w->byteSize() == std::size_t(1) << 20);
+      QVERIFY(std::all_of(w->data(), w->data() + w->byteSize(), [](uint8_t b) { return b == 3; }));
+    } else {
+      ++refused;
+      QVERIFY2(file.message().rfind(path + ": ", 0) == 0, file.message().c_str());
+      reasons.insert(file.message().substr(path.size() + 2, 40));
+    }
+  }
+  stop = true;
+  writer.join();
+  qInfo("%d complete, %d refused", complete, refused);
+  for (const std::string& r : reasons)
+    qInfo("refused: %s...", r.c_str());
+  QVERIFY(complete + refused > 0);
+}
+
+void TestSafetensors::fileLargerThanMemoryIsRefused() {
+  // A (sparse) file larger than the machine's RAM and swap together cannot be read: refused
+  // with its size before anything is allocated.
+  struct sysinfo info {};
+  QVERIFY(sysinfo(&info) == 0);
+  const uint64_t memory = (uint64_t(info.totalram) + info.totalswap) * info.mem_unit;
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("huge.safetensors"));
+  if (!writeSparseSafetensors(out, memory + (uint64_t(1) << 30))) QSKIP("no sparse file of that size here");
+  const Expected<SafetensorsFile> file = SafetensorsFile::open(out.toStdString());
+  QVERIFY(!file.ok());
+  const QString message = QString::fromStdString(file.message());
+  QVERIFY2(message.startsWith(out + QStringLiteral(": the file holds ")), qPrintable(message));
+  QVERIFY2(message.contains(QString::number(QFileInfo(out).size()) + QStringLiteral(" bytes")), qPrintable(message));
+  QVERIFY2(message.contains(QStringLiteral("RAM and swap")) && message.contains(QStringLiteral("cannot be read into memory")),
+           qPrintable(message));
+}
+
+void TestSafetensors::addressSpaceLimitIsAnError() {
+  // Under an address-space limit (ulimit -v) a file the limit leaves no room for is refused
+  // with its size and the limit, not by an allocation failing (std::bad_alloc, abort).
+  QTemporaryDir dir;
+  const QString out = dir.filePath(QStringLiteral("limited.safetensors"));
+  QVERIFY(writeSparseSafetensors(out, uint64_t(1) << 30));
+  rlimit saved{};
+  QVERIFY(getrlimit(RLIMIT_AS, &saved) == 0);
+  QFile statm(QStringLiteral("/proc/self/statm"));
+  QVERIFY(statm.open(QIODevice::ReadOnly));
+  const uint64_t used = statm.readAll().split(' ').front().toULongLong() * uint64_t(sysconf(_SC_PAGESIZE));
+  const uint64_t cap = used + (uint64_t(256) << 20);
+  if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < cap) QSKIP("address-space limit already too small");
+  rlimit limited = saved;
+  limited.rlim_cur = cap;
+  QVERIFY(setrlimit(RLIMIT_AS, &limited) == 0);
+  const Expected<SafetensorsFile> file = SafetensorsFile::open(out.toStdString());
+  setrlimit(RLIMIT_AS, &saved);
+  QVERIFY(!file.ok());
+  const QString message = QString::fromStdString(file.message());
+  QVERIFY2(message.startsWith(out + QStringLiteral(": the file holds 1.0 GiB (")), qPrintable(message));
+  QVERIFY2(message.contains(QStringLiteral("ulimit -v")), qPrintable(message));
+
+  // A file that fits is read as usual under the same limit.
+  const QString fits = dir.filePath(QStringLiteral("fits.safetensors"));
+  QVERIFY(writeSparseSafetensors(fits, uint64_t(1) << 20));
+  QVERIFY(setrlimit(RLIMIT_AS, &limited) == 0);
+  const Expected<SafetensorsFile> small = SafetensorsFile::open(fits.toStdString());
+  setrlimit(RLIMIT_AS, &saved);
+  QVERIFY2(small.ok(), small.ok() ? "" : small.message().c_str());
+  QCOMPARE(small->find("w")->byteSize(), std::size_t(1) << 20);
 }
 
 void TestSafetensors::openErrors() {

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ArtifactDocument: everything the artifact view shows of one artifact, read on a worker
-/// thread: the artifact (loadArtifact: parsed graph + mapped weights), the verifier's
+/// thread: the artifact (loadArtifact: parsed graph + weights in memory), the verifier's
 /// diagnostics (validateArtifact), the graph.mlir text and the op graph.
 
 #include "artifactview/ArtifactOpGraph.h"

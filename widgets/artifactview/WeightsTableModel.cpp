@@ -1,4 +1,4 @@
-// WeightsTableModel: rows from the mapped safetensors file; statistics from a worker that walks
+// WeightsTableModel: rows from the safetensors file read; statistics from a worker that walks
 // the rows in order and publishes them through an atomic counter the UI polls (the worker never
 // touches QObjects, and a destroyed model just sets the cancel flag: the worker holds the
 // artifact alive until it notices).

@@ -125,7 +125,7 @@ Expected<Checkpoint> readCheckpoint(const std::string& path) {
   }
   auto file = SafetensorsFile::open(path);
   if (!file) return file.error();
-  checkpoint.tensors = file->tensors(); // views that keep the mapping alive
+  checkpoint.tensors = file->tensors(); // views that keep the file's bytes alive
   return checkpoint;
 }
 
