@@ -73,6 +73,8 @@ void roundInPlace(std::vector<float>& values, DType dtype);
 /// `value` rounded once to `dtype` (F32 or F16).
 float roundTo(double value, DType dtype);
 std::string tripleText(const Triple& t);
+/// The tensor stride of a forward op, input ⊙ stride (sec. 10.1); throws when it overflows.
+Triple forwardStride(const Triple& input, const Triple& stride);
 
 /// Op implementations, one per family file.
 void runSparseMake(OpContext& ctx);

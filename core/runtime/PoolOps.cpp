@@ -112,8 +112,7 @@ void runPool(OpContext& ctx) {
   spec.padding = ctx.op.i64Triple("padding");
   spec.dilation = ctx.op.i64Triple("dilation");
   const auto map = mapFor(ctx, x, nullptr, spec);
-  Triple stride;
-  for (int a = 0; a < 3; ++a) stride[a] = x.stride[a] * spec.stride[a];
+  const Triple stride = forwardStride(x.stride, spec.stride);
   const std::int64_t C = x.channels, rows = map->output->rows();
   std::shared_ptr<std::vector<float>> out;
   if (mode == "max") {

@@ -3,14 +3,21 @@
 // code 1 with exactly one line on stderr that names the file, never a crash or an abort.
 // `checkpoints` runs `info example:sparse_resnet21d --weights FILE`, `models` runs `info FILE`,
 // `archives` runs info, trace and lower on archives made from crafted model.json files.
+// The hostile but well-formed runtime inputs of tests/data/repro/hostile end in a clear error
+// or a correct result, never a silently wrong number.
 
 #include "CliRunner.h"
+
+#include "tensor/Safetensors.h"
+#include "tensor/TensorConvert.h"
 
 #include <QtTest/QtTest>
 
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
+
+#include <algorithm>
 
 using lattice::testing::CliRun;
 using lattice::testing::runCli;
@@ -20,6 +27,32 @@ namespace {
 const QString kRepro = QStringLiteral(LATTICE_TEST_DATA_DIR "/repro");
 
 QString repro(const QString& name) { return kRepro + QLatin1Char('/') + name; }
+QString hostile(const QString& name) { return kRepro + QStringLiteral("/hostile/") + name; }
+
+/// The tensor `key` of a safetensors file as floats (empty when absent).
+std::vector<float> floatsIn(const QString& file, const std::string& key, std::vector<std::int64_t>* shape = nullptr) {
+  lattice::Expected<lattice::SafetensorsFile> f = lattice::SafetensorsFile::open(file.toStdString());
+  if (!f) return {};
+  for (const lattice::NamedTensor& t : f->tensors()) {
+    if (t.key != key) continue;
+    if (shape) *shape = t.tensor.shape();
+    lattice::Expected<std::vector<float>> v = lattice::toFloatVector(t.tensor);
+    return v ? *v : std::vector<float>{};
+  }
+  return {};
+}
+
+/// The tensor `key` of a safetensors file as integers (empty when absent).
+std::vector<std::int64_t> intsIn(const QString& file, const std::string& key) {
+  lattice::Expected<lattice::SafetensorsFile> f = lattice::SafetensorsFile::open(file.toStdString());
+  if (!f) return {};
+  for (const lattice::NamedTensor& t : f->tensors()) {
+    if (t.key != key) continue;
+    lattice::Expected<std::vector<std::int64_t>> v = lattice::toIntVector(t.tensor);
+    return v ? *v : std::vector<std::int64_t>{};
+  }
+  return {};
+}
 
 /// Exit 1, one stderr line naming `file`, nothing that looks like a crash or sanitizer report.
 void checkRefused(const CliRun& r, const QString& file) {
@@ -115,6 +148,35 @@ private Q_SLOTS:
     const CliRun r = runCli(args);
     checkRefused(r, dir);
     QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
+  }
+
+  // A subm conv with dilation 2^63 − 1: `validate` refuses it at the op, naming the attribute,
+  // and `run` refuses to run it. The control with dilation 10^6 runs: its weights sit on kernel
+  // row 0 only (offset −2·10^6 on x), which reaches no input row, so every output value is 0, on
+  // the input's own rows.
+  void dilationOverflow() {
+    const QString bad = hostile(QStringLiteral("subm_dil_intmax_k5_row0"));
+    const QString control = hostile(QStringLiteral("subm_dil_1e6_k5_row0"));
+    const QString inputs = hostile(QStringLiteral("in_resnet21d_1000.safetensors"));
+    const QString message = QStringLiteral("'lattice.subm_conv3d' op kernel_size × dilation on axis x (5 × "
+                                           "9223372036854775807) exceeds 2147483647");
+    CliRun r = runCli({QStringLiteral("validate"), bad});
+    QVERIFY2(r.code == 1, qPrintable(r.err));
+    QVERIFY2(r.err.contains(bad + QStringLiteral("/graph.mlir:17:12: error: ") + message), qPrintable(r.err));
+    r = runCli({QStringLiteral("run"), bad, QStringLiteral("--inputs"), inputs});
+    checkRefused(r, bad);
+    QVERIFY2(r.err.contains(message), qPrintable(r.err));
+
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
+    r = runCli({QStringLiteral("run"), control, QStringLiteral("--inputs"), inputs, QStringLiteral("-o"), out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    std::vector<std::int64_t> shape;
+    const std::vector<float> features = floatsIn(out, "out.features", &shape);
+    QCOMPARE(shape, (std::vector<std::int64_t>{1000, 4}));
+    QVERIFY(std::all_of(features.begin(), features.end(), [](float v) { return v == 0.0f; }));
+    QCOMPARE(intsIn(out, "out.coords"), intsIn(inputs, "x_coords"));
   }
 };
 
