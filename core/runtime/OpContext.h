@@ -12,6 +12,7 @@
 #include "support/Expected.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -65,6 +66,11 @@ struct OpContext {
 };
 
 [[noreturn]] inline void fail(std::string message) { throw Exception{std::move(message)}; }
+
+/// max and min that propagate NaN, as torch.maximum and mx.maximum do (std::max and std::min
+/// drop a NaN second argument).
+template <typename T> inline T maxOrNaN(T a, T b) { return std::isnan(b) ? b : (a < b ? b : a); }
+template <typename T> inline T minOrNaN(T a, T b) { return std::isnan(b) ? b : (b < a ? b : a); }
 
 /// F32 / F16 from an MLIR element type name (`f32`, `f16`); throws for anything else.
 DType floatDType(const std::string& mlirName);

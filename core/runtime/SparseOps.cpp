@@ -255,9 +255,9 @@ void runSparseBinary(OpContext& ctx) {
   else if (op == "mul")
     combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return x * y; });
   else if (op == "maximum")
-    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::max(x, y); });
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return maxOrNaN(x, y); });
   else if (op == "minimum")
-    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::min(x, y); });
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return minOrNaN(x, y); });
   else
     fail("binary op must be add, sub, mul, maximum, or minimum");
   roundInPlace(*out, dtype);

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <cmath>
 
 using lattice::testing::CliRun;
 using lattice::testing::runCli;
@@ -177,6 +178,31 @@ private Q_SLOTS:
     QCOMPARE(shape, (std::vector<std::int64_t>{1000, 4}));
     QVERIFY(std::all_of(features.begin(), features.end(), [](float v) { return v == 0.0f; }));
     QCOMPARE(intsIn(out, "out.coords"), intsIn(inputs, "x_coords"));
+  }
+
+  // NaN features propagate through example:sparse_resnet21d as through PyTorch, worked by hand:
+  // with every input feature NaN every output value is NaN (each output row sums at least one
+  // edge, and NaN·w is NaN for any weight); with only the first row's first channel NaN, the
+  // first row of output_0 (the input's own support, in input order) is NaN in every channel.
+  void nanFeaturesPropagate() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString all = tmp.filePath(QStringLiteral("all.safetensors")), one = tmp.filePath(QStringLiteral("one.safetensors"));
+    CliRun r = runCli({QStringLiteral("run"), QStringLiteral("example:sparse_resnet21d"), QStringLiteral("--inputs"),
+                       hostile(QStringLiteral("feat_nan_all.safetensors")), QStringLiteral("-o"), all});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    for (int i = 0; i < 5; ++i) {
+      const std::vector<float> f = floatsIn(all, "output_" + std::to_string(i) + ".features");
+      QVERIFY(!f.empty());
+      QVERIFY2(std::all_of(f.begin(), f.end(), [](float v) { return std::isnan(v); }), qPrintable(QString::number(i)));
+    }
+    r = runCli({QStringLiteral("run"), QStringLiteral("example:sparse_resnet21d"), QStringLiteral("--inputs"),
+                hostile(QStringLiteral("feat_nan_one.safetensors")), QStringLiteral("-o"), one});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    std::vector<std::int64_t> shape;
+    const std::vector<float> f = floatsIn(one, "output_0.features", &shape);
+    QCOMPARE(shape, (std::vector<std::int64_t>{1000, 16}));
+    QVERIFY(std::all_of(f.begin(), f.begin() + 16, [](float v) { return std::isnan(v); }));
   }
 };
 

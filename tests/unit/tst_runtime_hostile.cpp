@@ -83,6 +83,18 @@ Graph oneOp(const std::string& op, const std::string& attrs, std::int64_t volume
   return g;
 }
 
+/// Element by element equal, a NaN expectation matching exactly a NaN ("" when so).
+std::string sameWithNaN(const std::vector<float>& actual, const std::vector<double>& expected) {
+  if (actual.size() != expected.size())
+    return std::to_string(actual.size()) + " values, expected " + std::to_string(expected.size());
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const bool same = std::isnan(expected[i]) ? std::isnan(actual[i]) : double(actual[i]) == expected[i];
+    if (!same) return "value " + std::to_string(i) + " is " + std::to_string(actual[i]) + ", expected " +
+                      std::to_string(expected[i]);
+  }
+  return "";
+}
+
 const std::string kMax = std::to_string(std::numeric_limits<std::int64_t>::max());
 
 struct ExtentCase {
@@ -429,6 +441,89 @@ private Q_SLOTS:
     }
     QVERIFY2(!error.empty(), "the map was built");
     for (const QString& part : parts) RT_CHECK(containsAll(error, {part.toStdString()}));
+  }
+
+  // NaN propagates as in PyTorch and MLX (torch.relu(NaN) and mx.maximum(NaN, 0) are NaN):
+  // every activation of a NaN is NaN; relu, worked by hand on [NaN, −1, 2, inf, −inf], gives
+  // [NaN, 0, 2, inf, 0].
+  void nanPropagatesThroughActivations_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("approximate");
+    for (const char* k : {"relu", "sigmoid", "silu", "tanh", "leaky_relu", "softplus"})
+      QTest::newRow(k) << QString(k) << QString("none");
+    for (const char* a : {"none", "tanh", "fast"})
+      QTest::newRow((std::string("gelu ") + a).c_str()) << QString("gelu") << QString(a);
+  }
+  void nanPropagatesThroughActivations() {
+    QFETCH(QString, kind);
+    QFETCH(QString, approximate);
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    Graph g;
+    g.denseInput("x", "tensor<?x5xf32>");
+    g.op("%y = lattice.activation %x {kind = #lattice.activation<" + kind.toStdString() +
+         ">, approximate = #lattice.gelu_approx<" + approximate.toStdString() +
+         ">, alpha = 0.1 : f32, beta = 2.0 : f32, threshold = 4.0 : f32} : (tensor<?x5xf32>) -> tensor<?x5xf32>");
+    g.output("y", "tensor<?x5xf32>");
+    Inputs in;
+    in.dense("x", f32Tensor({1, 5}, {nan, -1, 2, inf, -inf}));
+    for (Numerics numerics : {Numerics::Default, Numerics::Exact}) {
+      const Run r = run(g, in, numerics);
+      QVERIFY2(r.ok(), r.error.c_str());
+      const std::vector<float> y = r.dense();
+      QCOMPARE(y.size(), std::size_t(5));
+      QVERIFY2(std::isnan(y[0]), std::to_string(y[0]).c_str());
+      if (kind == "relu") RT_CHECK(sameWithNaN(y, {std::nan(""), 0, 2, std::numeric_limits<double>::infinity(), 0}));
+    }
+  }
+
+  // The max-like ops keep a NaN wherever it takes part, worked by hand: pool3d max over pairs of
+  // rows along x of [1, NaN, NaN, 2, 5, −1] gives [NaN, NaN, 5]; global_pool max of batch 0
+  // [1, NaN] and batch 1 [4] gives [NaN, 4]; maximum and minimum of [1, NaN, 3] and
+  // [NaN, 2, 1] give [NaN, NaN, 3] and [NaN, NaN, 1].
+  void nanPropagatesThroughMaxAndMin() {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const double dnan = std::nan("");
+    for (Numerics numerics : {Numerics::Default, Numerics::Exact}) {
+      {
+        Graph g;
+        g.sparseInput("x", 1);
+        g.op("%y = lattice.pool3d %x {mode = #lattice.pool_mode<max>, kernel_size = array<i64: 2, 1, 1>, stride = "
+             "array<i64: 2, 1, 1>, padding = array<i64: 0, 0, 0>, dilation = array<i64: 1, 1, 1>} : ($S) -> $S");
+        g.output("y", "$S");
+        Inputs in;
+        in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}, {0, 2, 0, 0}, {0, 3, 0, 0}, {0, 4, 0, 0}, {0, 5, 0, 0}},
+                  {1, nan, nan, 2, 5, -1}, 1);
+        const Run r = run(g, in, numerics);
+        QVERIFY2(r.ok(), r.error.c_str());
+        QCOMPARE(r.sparse().coords, (std::vector<Coord>{{0, 0, 0, 0}, {0, 2, 0, 0}, {0, 4, 0, 0}}));
+        RT_CHECK(sameWithNaN(r.sparse().features, {dnan, dnan, 5}));
+      }
+      {
+        Graph g;
+        g.sparseInput("x", 1);
+        g.op("%y = lattice.global_pool %x {mode = #lattice.pool_mode<max>, batch_size = -1} : ($S) -> "
+             "tensor<?x1xf32>");
+        g.output("y", "tensor<?x1xf32>");
+        Inputs in;
+        in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 0, 0, 0}}, {1, nan, 4}, 1);
+        const Run r = run(g, in, numerics);
+        QVERIFY2(r.ok(), r.error.c_str());
+        RT_CHECK(sameWithNaN(r.dense(), {dnan, 4}));
+      }
+      for (const auto& [op, expected] : {std::pair<std::string, double>{"maximum", 3}, {"minimum", 1}}) {
+        Graph g;
+        g.sparseInput("x", 1).sparseInput("z", 1);
+        g.op("%y = lattice.sparse.binary %x, %z {op = #lattice.binary_op<" + op +
+             ">, join = #lattice.join<inner>, lhs_fill = 0.0 : f32, rhs_fill = 0.0 : f32} : ($S, $S) -> $S");
+        g.output("y", "$S");
+        Inputs in;
+        const std::vector<Coord> coords{{0, 0, 0, 0}, {0, 1, 0, 0}, {0, 2, 0, 0}};
+        in.sparse("x", coords, {1, nan, 3}, 1).sparse("z", coords, {nan, 2, 1}, 1);
+        const Run r = run(g, in, numerics);
+        QVERIFY2(r.ok(), r.error.c_str());
+        RT_CHECK(sameWithNaN(r.sparse().features, {dnan, dnan, expected}));
+      }
+    }
   }
 
   // An active count past the buffer is clamped to the capacity (sec. 10.1), however large.
