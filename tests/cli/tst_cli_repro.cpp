@@ -204,6 +204,51 @@ private Q_SLOTS:
     QCOMPARE(shape, (std::vector<std::int64_t>{1000, 16}));
     QVERIFY(std::all_of(f.begin(), f.begin() + 16, [](float v) { return std::isnan(v); }));
   }
+
+  // `run` and `check` name the inputs and outputs that hold NaN or ±inf on stderr, with counts.
+  // Worked by hand: feat_nan_all holds 4000 NaN of its 4000 features, and every output value is
+  // then NaN; feat_nan_one holds 1 NaN, which makes at least the first row of output_0 NaN;
+  // feat_inf_one holds 1 Inf. The clean inputs warn about nothing.
+  void nonFiniteValuesWarn() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString model = QStringLiteral("example:sparse_resnet21d");
+    const QString out = tmp.filePath(QStringLiteral("out.safetensors"));
+    CliRun r = runCli({QStringLiteral("run"), model, QStringLiteral("--inputs"),
+                       hostile(QStringLiteral("feat_nan_all.safetensors")), QStringLiteral("-o"), out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QStringList expected{QStringLiteral("lattice-cli run: warning: input 'x_features' holds 4000 NaN of 4000 values")};
+    for (int i = 0; i < 5; ++i) {
+      std::vector<std::int64_t> shape;
+      floatsIn(out, "output_" + std::to_string(i) + ".features", &shape);
+      QCOMPARE(shape.size(), std::size_t(2));
+      const qint64 n = shape[0] * shape[1];
+      expected << QStringLiteral("lattice-cli run: warning: output 'output_%1' holds %2 NaN of %2 values").arg(i).arg(n);
+    }
+    QCOMPARE(r.err.trimmed().split(QLatin1Char('\n')), expected);
+
+    r = runCli({QStringLiteral("run"), model, QStringLiteral("--inputs"), hostile(QStringLiteral("feat_inf_one.safetensors"))});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith(QStringLiteral("lattice-cli run: warning: input 'x_features' holds 1 Inf of 4000 values\n")),
+             qPrintable(r.err));
+
+    // check ARTIFACT: the expected outputs are the clean inputs' outputs.
+    const QString artifact = tmp.filePath(QStringLiteral("A_resnet21d"));
+    const QString clean = hostile(QStringLiteral("in_resnet21d_1000.safetensors"));
+    const QString golden = tmp.filePath(QStringLiteral("expected.safetensors"));
+    r = runCli({QStringLiteral("lower"), model, QStringLiteral("-o"), artifact});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = runCli({QStringLiteral("run"), artifact, QStringLiteral("--inputs"), clean, QStringLiteral("-o"), golden});
+    QVERIFY2(r.code == 0 && r.err.isEmpty(), qPrintable(r.err));
+    r = runCli({QStringLiteral("check"), artifact, QStringLiteral("--inputs"), clean, QStringLiteral("--expected"), golden});
+    QVERIFY2(r.code == 0 && r.err.isEmpty(), qPrintable(r.err));
+    r = runCli({QStringLiteral("check"), artifact, QStringLiteral("--inputs"), hostile(QStringLiteral("feat_nan_one.safetensors")),
+                QStringLiteral("--expected"), golden});
+    QVERIFY2(r.code == 1, qPrintable(r.err));
+    QVERIFY2(r.err.startsWith(QStringLiteral("lattice-cli check: warning: input 'x_features' holds 1 NaN of 4000 values\n"
+                                             "lattice-cli check: warning: output 'output_0' holds ")),
+             qPrintable(r.err));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestCliRepro)

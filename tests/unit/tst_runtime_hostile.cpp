@@ -12,6 +12,7 @@
 
 #include "runtime/CoordSet.h"
 #include "runtime/KernelMap.h"
+#include "runtime/ValueSummary.h"
 #include "verify/ArtifactVerifier.h"
 
 #include <QtTest/QtTest>
@@ -524,6 +525,39 @@ private Q_SLOTS:
         RT_CHECK(sameWithNaN(r.sparse().features, {dnan, dnan, expected}));
       }
     }
+  }
+
+  // The NaN and ±inf of a run's inputs and outputs, counted for the warnings of `lattice-cli
+  // run` / `check` and the studio, worked by hand: x's features [NaN, 2, inf, NaN] with 3 active
+  // rows. The input tensor holds 2 NaN and 1 Inf of its 4 values; the output (x itself) holds its
+  // 3 active rows, 1 NaN and 1 Inf.
+  void nonFiniteValuesAreCounted() {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    Graph g;
+    identity(g);
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}, {0, 2, 0, 0}, {0, 3, 0, 0}}, {nan, 2, inf, nan}, 1, 3);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    QCOMPARE(runtime::nonFiniteInputs(r.runtime->plan(), in.get()),
+             (std::vector<std::string>{"input 'x_features' holds 2 NaN and 1 Inf of 4 values"}));
+    QCOMPARE(runtime::nonFiniteOutputs(*r.runtime),
+             (std::vector<std::string>{"output 'output' holds 1 NaN and 1 Inf of 3 values"}));
+
+    // Each kind alone, other dtypes, finite values.
+    const runtime::NonFiniteCount infs = runtime::countNonFinite(f32Tensor({3}, {inf, -inf, 0}));
+    QCOMPARE(runtime::nonFiniteText("input 'a'", infs), std::string("input 'a' holds 2 Inf of 3 values"));
+    const runtime::NonFiniteCount half = runtime::countNonFinite(f16Tensor({2}, {nan, 1}));
+    QCOMPARE(runtime::nonFiniteText("input 'h'", half), std::string("input 'h' holds 1 NaN of 2 values"));
+    QVERIFY(!runtime::countNonFinite(i32Tensor({2}, {1, 2})).any());
+    QCOMPARE(runtime::nonFiniteText("input 'f'", runtime::countNonFinite(f32Tensor({2}, {1, -3}))), std::string());
+    runtime::RuntimeValue dense = runtime::Tensor{DType::F32, {2, 2},
+                                                  std::make_shared<const std::vector<float>>(std::vector<float>{nan, nan, 1, -inf}),
+                                                  nullptr};
+    const runtime::NonFiniteCount d = runtime::countNonFinite(dense);
+    QCOMPARE(d.nan, std::uint64_t(2));
+    QCOMPARE(d.inf, std::uint64_t(1));
+    QCOMPARE(d.total, std::uint64_t(4));
   }
 
   // An active count past the buffer is clamped to the capacity (sec. 10.1), however large.
