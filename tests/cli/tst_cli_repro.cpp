@@ -249,6 +249,23 @@ private Q_SLOTS:
                                              "lattice-cli check: warning: output 'output_0' holds ")),
              qPrintable(r.err));
   }
+
+  // Duplicate active coordinates are refused when the inputs are bound, naming the input, both
+  // rows and the coordinate: in both files rows 0 and 1 hold (0, 22, 47, 46) (read from the
+  // files with Python when they were copied).
+  void duplicateCoordinates_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("every row the same") << QStringLiteral("dup_all_rows.safetensors");
+    QTest::newRow("half of the rows repeated") << QStringLiteral("dup_half_rows.safetensors");
+  }
+  void duplicateCoordinates() {
+    QFETCH(QString, file);
+    const CliRun r = runCli({QStringLiteral("run"), QStringLiteral("example:sparse_resnet21d"), QStringLiteral("--inputs"),
+                             hostile(file)});
+    checkRefused(r, QStringLiteral("example:sparse_resnet21d"));
+    QVERIFY2(r.err.contains(QStringLiteral("input 'x_coords' repeats coordinate (0, 22, 47, 46) in active rows 0 and 1")),
+             qPrintable(r.err));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestCliRepro)

@@ -222,6 +222,19 @@ const std::vector<HostileCase>& cases() {
          in.dense("x_active", i32Tensor({2}, {1, 1}));
        },
        "input 'x_active' has shape [2], expected tensor<1xi32>", ""},
+      {"duplicate active coordinates",
+       [](Graph& g, Inputs& in) {
+         identity(g);
+         in.sparse("x", {{0, 1, 2, 3}, {0, 5, 5, 5}, {0, 1, 2, 3}}, {1, 2, 3}, 1);
+       },
+       "input 'x_coords' repeats coordinate (0, 1, 2, 3) in active rows 0 and 2: active coordinates must be unique",
+       ""},
+      {"duplicate physical coordinates at a stride",
+       [](Graph& g, Inputs& in) {
+         identity(g, {2, 2, 2});
+         in.sparse("x", {{0, 2, 2, 2}, {1, 2, 2, 2}, {1, 4, 2, 2}, {1, 2, 2, 2}}, {1, 2, 3, 4}, 1);
+       },
+       "input 'x_coords' repeats coordinate (1, 2, 2, 2) in active rows 1 and 3", ""},
       {"a NaN point in voxelize", [nan](Graph& g, Inputs& in) { voxelize(g, in, {0, 0, 0, nan, 1, 1}); },
        "point row 1 (batch 0) falls outside the runtime's voxel range", "v"},
       {"an infinite point in voxelize",
@@ -569,6 +582,17 @@ private Q_SLOTS:
     const Run r = run(g, in);
     QVERIFY2(r.ok(), r.error.c_str());
     RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2}, 0, 0));
+  }
+
+  // Only active rows must be unique (sec. 10.1): a coordinate repeated in the padding runs.
+  void duplicatesInPaddingRun() {
+    Graph g;
+    identity(g);
+    Inputs in;
+    in.sparse("x", {{0, 1, 2, 3}, {0, 5, 5, 5}, {0, 1, 2, 3}}, {1, 2, 3}, 1, 2);
+    const Run r = run(g, in);
+    QVERIFY2(r.ok(), r.error.c_str());
+    RT_CHECK(sameSparse(r.sparse(), {{0, 1, 2, 3}, {0, 5, 5, 5}}, {1, 2}, 0, 0));
   }
 
   // devoxelize: a NaN or huge point cannot be in any voxel: its row is zero, not an error.
