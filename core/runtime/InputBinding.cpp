@@ -160,8 +160,13 @@ Expected<std::vector<Tensor>> bindInputs(const RuntimePlan& plan, const RuntimeI
       if (Status s = give(prefix + suffix, *tensor); !s) return s.error();
   }
   if (!unexpected.empty()) {
+    // The first names in order, then a count: a file of a million unknown names gives one line.
+    constexpr std::size_t kListed = 10;
     std::string list;
-    for (const std::string& u : unexpected) list += (list.empty() ? "" : ", ") + u;
+    std::size_t listed = 0;
+    for (auto it = unexpected.begin(); it != unexpected.end() && listed < kListed; ++it, ++listed)
+      list += (list.empty() ? "" : ", ") + *it;
+    if (unexpected.size() > listed) list += ", … and " + std::to_string(unexpected.size() - listed) + " more";
     return makeError("unexpected artifact inputs: " + list);
   }
   std::vector<Tensor> bound;

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 using lattice::testing::CliRun;
 using lattice::testing::runCli;
@@ -264,6 +265,29 @@ private Q_SLOTS:
                              hostile(file)});
     checkRefused(r, QStringLiteral("example:sparse_resnet21d"));
     QVERIFY2(r.err.contains(QStringLiteral("input 'x_coords' repeats coordinate (0, 22, 47, 46) in active rows 0 and 1")),
+             qPrintable(r.err));
+  }
+
+  // An inputs file with 20 000 tensor names the artifact does not know: one short error line that
+  // lists the first ten names in order and counts the rest.
+  void unknownInputNamesAreCapped() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString file = tmp.filePath(QStringLiteral("unknown.safetensors"));
+    std::vector<lattice::NamedTensor> tensors;
+    char name[32];
+    for (int i = 0; i < 20000; ++i) {
+      std::snprintf(name, sizeof name, "unknown_%05d", i);
+      tensors.push_back({name, lattice::TensorData::owning(lattice::DType::F32, {0}, {})});
+    }
+    QVERIFY(bool(lattice::writeSafetensors(file.toStdString(), tensors, std::nullopt)));
+    const CliRun r = runCli({QStringLiteral("run"), hostile(QStringLiteral("subm_dil_1e6_k5_row0")),
+                             QStringLiteral("--inputs"), file});
+    checkRefused(r, hostile(QStringLiteral("subm_dil_1e6_k5_row0")));
+    QVERIFY2(r.err.size() < 400, qPrintable(QString::number(r.err.size())));
+    QVERIFY2(r.err.contains(QStringLiteral("unexpected artifact inputs: unknown_00000, unknown_00001, unknown_00002, "
+                                           "unknown_00003, unknown_00004, unknown_00005, unknown_00006, "
+                                           "unknown_00007, unknown_00008, unknown_00009, … and 19990 more")),
              qPrintable(r.err));
   }
 };

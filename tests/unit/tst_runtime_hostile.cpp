@@ -584,6 +584,22 @@ private Q_SLOTS:
     RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2}, 0, 0));
   }
 
+  // Inputs the artifact does not know are listed up to ten (in name order), then counted: a file
+  // with a million of them gives one short line.
+  void unexpectedInputsAreCapped() {
+    Graph g;
+    identity(g);
+    Inputs in;
+    in.sparse("x", {{0, 0, 0, 0}}, {1}, 1);
+    for (int i = 24; i >= 0; --i) in.dense("zz" + std::string(i < 10 ? "0" : "") + std::to_string(i), f32Tensor({1}, {0}));
+    const Run r = run(g, in);
+    QCOMPARE(r.error, std::string("unexpected artifact inputs: zz00, zz01, zz02, zz03, zz04, zz05, zz06, zz07, zz08, "
+                                  "zz09, … and 15 more"));
+    Inputs few;
+    few.sparse("x", {{0, 0, 0, 0}}, {1}, 1).dense("b", f32Tensor({1}, {0})).dense("a", f32Tensor({1}, {0}));
+    QCOMPARE(run(g, few).error, std::string("unexpected artifact inputs: a, b"));
+  }
+
   // Only active rows must be unique (sec. 10.1): a coordinate repeated in the padding runs.
   void duplicatesInPaddingRun() {
     Graph g;
