@@ -15,6 +15,7 @@
 #include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
 #include "panels/InputSpecEditor.h"
+#include "runtime/ValueSummary.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -146,6 +147,8 @@ void MainWindow::onNumericStateChanged() {
       else
         text += tr("; first divergent node: %1 (Ctrl+Shift+G)").arg(m_numeric->firstDivergentNode());
     }
+    for (const std::string& warning : runtime::nonFiniteOutputs(rt)) // NaN or ±inf
+      text += tr("; warning: %1").arg(QString::fromStdString(warning));
     statusBar()->showMessage(text, 15000);
   }
   updateActions();

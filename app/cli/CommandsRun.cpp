@@ -1,6 +1,6 @@
 // lattice-cli run and check: execute an artifact (or a model lowered in memory) on the CPU
 // runtime (core/runtime), write its outputs, and compare them with expected outputs by the
-// conformance protocol.
+// conformance protocol. Inputs and outputs that hold NaN or ±inf are named in a warning.
 #include "CliArgs.h"
 #include "Commands.h"
 #include "RuntimeSupport.h"
@@ -9,6 +9,7 @@
 #include "model/ArchiveRecordings.h"
 #include "runtime/Compare.h"
 #include "runtime/Parallel.h"
+#include "runtime/ValueSummary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,7 @@ int runRun(const std::vector<std::string>& raw) {
   if (int code = openRuntime(what, parsed, rt)) return code;
   runtime::RuntimeInputs inputs;
   if (int code = prepareInputs(parsed, rt->plan(), inputs, "run")) return code;
+  printWarnings("run", runtime::nonFiniteInputs(rt->plan(), inputs));
 
   runtime::RuntimeOptions options;
   options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
@@ -101,6 +103,7 @@ int runRun(const std::vector<std::string>& raw) {
   const auto started = std::chrono::steady_clock::now();
   if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  printWarnings("run", runtime::nonFiniteOutputs(*rt));
 
   if (parsed.options.count("output")) {
     Expected<std::vector<NamedTensor>> outputs = rt->outputs();
@@ -156,11 +159,13 @@ int checkRecorded(const ParsedArgs& parsed) {
     if (!recorded) return fail(ExitUsage, recorded.message());
     inputs = std::move(*recorded);
   }
+  printWarnings("check", runtime::nonFiniteInputs(rt->plan(), inputs));
   runtime::RuntimeOptions options;
   options.keepValues = true;
   options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
   if (Status s = rt->start(inputs, options); !s) return fail(ExitUsage, what + ": " + s.message());
   if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
+  printWarnings("check", runtime::nonFiniteOutputs(*rt));
 
   const RecordingCheck check = checkAgainstRecording(
       artifactValuesByNode(*lowered.lowering.graph, *lowered.lowering.interpreter), *rt, *recordings, tolerance);
@@ -200,6 +205,7 @@ int runCheck(const std::vector<std::string>& raw) {
   if (openRuntime(what, parsed, rt)) return ExitUsage;
   runtime::RuntimeInputs inputs;
   if (prepareInputs(parsed, rt->plan(), inputs, "check")) return ExitUsage;
+  printWarnings("check", runtime::nonFiniteInputs(rt->plan(), inputs));
   Expected<SafetensorsFile> expected = SafetensorsFile::open(parsed.value("expected"));
   if (!expected) return fail(ExitUsage, expected.message());
 
@@ -207,6 +213,7 @@ int runCheck(const std::vector<std::string>& raw) {
   options.numerics = parsed.has("exact") ? runtime::Numerics::Exact : runtime::Numerics::Default;
   if (Status s = rt->start(inputs, options); !s) return fail(ExitUsage, what + ": " + s.message());
   if (Status s = rt->run(); !s) return fail(ExitBadInput, s.message());
+  printWarnings("check", runtime::nonFiniteOutputs(*rt));
   Expected<std::vector<runtime::OutputCheck>> checks = rt->checkOutputs(*expected, rtol, atol);
   if (!checks) return fail(ExitBadInput, checks.message());
   bool ok = true;

@@ -104,6 +104,10 @@ int prepareInputs(const ParsedArgs& parsed, const runtime::RuntimePlan& plan, ru
   return ExitOk;
 }
 
+void printWarnings(const std::string& command, const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) std::cerr << "lattice-cli " << command << ": warning: " << line << "\n";
+}
+
 int applyThreads(const ParsedArgs& parsed, const std::string& command) {
   std::int64_t threads = 0;
   if (parsed.options.count("threads") && (!parseCount(parsed.value("threads"), threads) || threads < 1 || threads > 1024))

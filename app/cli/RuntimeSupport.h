@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace lattice::cli {
 
@@ -35,6 +36,10 @@ int lowerIntoRuntime(const std::string& what, const ParsedArgs& parsed, LoweredM
 /// to --save-inputs. Returns 0 or the exit code after printing one line.
 int prepareInputs(const ParsedArgs& parsed, const runtime::RuntimePlan& plan, runtime::RuntimeInputs& out,
                   const std::string& command);
+
+/// Prints each line as `lattice-cli COMMAND: warning: LINE` on stderr (the NaN and ±inf a run's
+/// inputs or outputs hold: runtime::nonFiniteInputs, nonFiniteOutputs).
+void printWarnings(const std::string& command, const std::vector<std::string>& lines);
 
 /// Applies --threads N (default: every core). Returns 0 or the usage exit code.
 int applyThreads(const ParsedArgs& parsed, const std::string& command);

@@ -222,7 +222,7 @@ void runConvolution(OpContext& ctx) {
   switch (kind.relation) {
   case Relation::Forward:
   case Relation::Target:
-    for (int a = 0; a < 3; ++a) stride[a] = x.stride[a] * spec.stride[a];
+    stride = forwardStride(x.stride, spec.stride);
     break;
   case Relation::Submanifold: break;
   default: stride = divideStride(x.stride, spec.stride); break;

@@ -2,7 +2,7 @@
 // the latter on MLX's path: x cast to the scale dtype for the matmul and the product cast back),
 // embedding_lookup, elementwise, softmax, activation, batch_norm, layer_norm and rms_norm, with
 // rules X17 and X18. Each computes in T = float (default) or double (exact) and rounds once to
-// the result dtype.
+// the result dtype. A NaN propagates through every activation, as in PyTorch and MLX.
 
 #include "runtime/OpContext.h"
 
@@ -67,7 +67,7 @@ template <typename T> struct ActParams {
 
 template <Act K, typename T> inline T activate(T x, const ActParams<T>& p) {
   const T one(1), half(0.5);
-  if constexpr (K == Act::Relu) return x > T(0) ? x : T(0);
+  if constexpr (K == Act::Relu) return std::isnan(x) || x > T(0) ? x : T(0); // relu(NaN) is NaN
   if constexpr (K == Act::Sigmoid) return one / (one + std::exp(-x));
   if constexpr (K == Act::Silu) return x * (one / (one + std::exp(-x)));
   if constexpr (K == Act::Tanh) return std::tanh(x);
@@ -120,7 +120,7 @@ template <typename T> void runActivationT(OpContext& ctx, const Tensor& x) {
 template <typename T> void runSoftmaxT(OpContext& ctx, const Tensor& x) {
   auto out = mapRows<T>(x, ctx.resultDType(0), [&](const T* in, T* res, std::int64_t C) {
     T mx = -std::numeric_limits<T>::infinity();
-    for (std::int64_t c = 0; c < C; ++c) mx = std::max(mx, in[c]);
+    for (std::int64_t c = 0; c < C; ++c) mx = maxOrNaN(mx, in[c]);
     T sum(0);
     for (std::int64_t c = 0; c < C; ++c) sum += (res[c] = std::exp(in[c] - mx));
     for (std::int64_t c = 0; c < C; ++c) res[c] /= sum;

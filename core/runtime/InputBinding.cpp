@@ -1,12 +1,17 @@
 // bindInputs (X19) and RuntimeInputs::fromFile. An inputs file is trusted no more than any other:
 // its tensors are views of a mapped, bounds-checked safetensors file, and each is checked
-// against its argument's declared type before a converted copy is made.
+// against its argument's declared type before a converted copy is made. The active coordinates
+// of a sparse input must be unique (sec. 10.1; the relations look up one row per coordinate):
+// a repeated one is refused here, naming both rows.
 
 #include "runtime/InputBinding.h"
 
 #include "tensor/TensorConvert.h"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -44,6 +49,57 @@ Expected<Tensor> bindOne(const PlanArg& arg, const TensorData& data) {
   Expected<Tensor> t = tensorFromData(data);
   if (!t) return makeError(name + ": " + t.message());
   return t;
+}
+
+// The first active row of `coords` (n × 4, physical) that repeats an earlier one, as an error
+// naming `name`, both rows and the coordinate. Rows outside the i32 range are left to sparse.make,
+// which refuses them.
+Status checkUniqueRows(const std::string& name, const std::vector<std::int64_t>& coords, std::int64_t n) {
+  auto i32 = [](std::int64_t v) {
+    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+  };
+  auto half = [](std::int64_t a, std::int64_t b) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+  };
+  absl::flat_hash_map<std::pair<std::uint64_t, std::uint64_t>, std::int64_t> first;
+  first.reserve(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < n; ++r) {
+    const std::int64_t* c = coords.data() + 4 * r;
+    if (!i32(c[0]) || !i32(c[1]) || !i32(c[2]) || !i32(c[3])) continue;
+    const auto [it, added] = first.try_emplace(std::make_pair(half(c[0], c[1]), half(c[2], c[3])), r);
+    if (!added)
+      return makeError("input '" + name + "' repeats coordinate (" + std::to_string(c[0]) + ", " + std::to_string(c[1]) +
+                       ", " + std::to_string(c[2]) + ", " + std::to_string(c[3]) + ") in active rows " +
+                       std::to_string(it->second) + " and " + std::to_string(r) +
+                       ": active coordinates must be unique");
+  }
+  return {};
+}
+
+// Every sparse input's active coordinates, found through the sparse.make ops that read argument
+// coordinates and an argument active count.
+Status checkUniqueCoordinates(const RuntimePlan& plan, const std::vector<Tensor>& bound) {
+  std::vector<int> argOfSlot(plan.slotNames.size(), -1);
+  for (std::size_t i = 0; i < plan.args.size(); ++i)
+    if (plan.args[i].slot >= 0 && static_cast<std::size_t>(plan.args[i].slot) < argOfSlot.size())
+      argOfSlot[static_cast<std::size_t>(plan.args[i].slot)] = static_cast<int>(i);
+  auto argOf = [&](int slot) {
+    return slot >= 0 && static_cast<std::size_t>(slot) < argOfSlot.size() ? argOfSlot[static_cast<std::size_t>(slot)] : -1;
+  };
+  std::set<std::pair<int, int>> checked;
+  for (const PlanOp& op : plan.ops) {
+    if (op.kind != "sparse.make" || op.operands.size() < 3) continue;
+    const int c = argOf(op.operands[0]), a = argOf(op.operands[2]);
+    if (c < 0 || a < 0 || !checked.insert({c, a}).second) continue;
+    const Tensor& coords = bound[static_cast<std::size_t>(c)];
+    const Tensor& active = bound[static_cast<std::size_t>(a)];
+    // Malformed ones are sparse.make's to refuse.
+    if (!coords.ints || coords.shape.size() != 2 || coords.shape[1] != 4 || !active.ints || active.ints->empty())
+      continue;
+    const std::int64_t n = std::clamp<std::int64_t>(active.ints->front(), 0, coords.shape[0]);
+    if (Status s = checkUniqueRows(plan.args[static_cast<std::size_t>(c)].abiName, *coords.ints, n); !s) return s;
+  }
+  return {};
 }
 
 } // namespace
@@ -104,8 +160,13 @@ Expected<std::vector<Tensor>> bindInputs(const RuntimePlan& plan, const RuntimeI
       if (Status s = give(prefix + suffix, *tensor); !s) return s.error();
   }
   if (!unexpected.empty()) {
+    // The first names in order, then a count: a file of a million unknown names gives one line.
+    constexpr std::size_t kListed = 10;
     std::string list;
-    for (const std::string& u : unexpected) list += (list.empty() ? "" : ", ") + u;
+    std::size_t listed = 0;
+    for (auto it = unexpected.begin(); it != unexpected.end() && listed < kListed; ++it, ++listed)
+      list += (list.empty() ? "" : ", ") + *it;
+    if (unexpected.size() > listed) list += ", … and " + std::to_string(unexpected.size() - listed) + " more";
     return makeError("unexpected artifact inputs: " + list);
   }
   std::vector<Tensor> bound;
@@ -116,6 +177,7 @@ Expected<std::vector<Tensor>> bindInputs(const RuntimePlan& plan, const RuntimeI
     if (!t) return t.error();
     bound.push_back(std::move(*t));
   }
+  if (Status s = checkUniqueCoordinates(plan, bound); !s) return s.error();
   return bound;
 }
 

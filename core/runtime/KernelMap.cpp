@@ -10,6 +10,7 @@
 #include "runtime/Parallel.h"
 #include "support/Expected.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -26,6 +27,18 @@ std::string tripleText(const Triple& t) {
   return "(" + std::to_string(t[0]) + ", " + std::to_string(t[1]) + ", " + std::to_string(t[2]) + ")";
 }
 
+const char* const kAxes[] = {"x", "y", "z"};
+
+// The largest |(p − ⌊K/2⌋)·d| or p·d of an axis: (K − 1)·d, checked.
+std::int64_t kernelReach(const RelationSpec& spec, int a) {
+  const std::int64_t K = spec.kernel[a], d = spec.offsets == OffsetFamily::IndexedNoDilation ? 1 : spec.dilation[a];
+  std::int64_t reach = 0;
+  if (__builtin_mul_overflow(K - 1, d, &reach))
+    throw Exception{std::string("kernel_size × dilation on axis ") + kAxes[a] + " (" + std::to_string(K) + " × " +
+                    std::to_string(d) + ") overflows the runtime's coordinate arithmetic"};
+  return reach;
+}
+
 void checkSpec(const RelationSpec& spec, std::int64_t inputRows) {
   for (int a = 0; a < 3; ++a)
     if (spec.kernel[a] < 1 || spec.stride[a] < 1 || spec.dilation[a] < 1 || spec.padding[a] < 0)
@@ -38,6 +51,22 @@ void checkSpec(const RelationSpec& spec, std::int64_t inputRows) {
   if (inputRows * spec.volume() > std::numeric_limits<std::int32_t>::max())
     throw Exception{"the kernel map of " + std::to_string(inputRows) + " rows and kernel volume " +
                     std::to_string(spec.volume()) + " exceeds the runtime's limit of 2^31 edges"};
+  // Every coordinate a relation forms is c·s + off − p or t + p − off, with c, t in a CoordSet's
+  // range (|c| ≤ 2^16) and |off| ≤ (K − 1)·d. Bounding that worst case once, with checked
+  // arithmetic, keeps every lookup's arithmetic inside 64 bits.
+  const std::int64_t coordMagnitude = std::max(-kMinCoord, kMaxCoord);
+  for (int a = 0; a < 3; ++a) {
+    const std::int64_t reach = kernelReach(spec, a);
+    std::int64_t worst = 0;
+    if (__builtin_mul_overflow(coordMagnitude, spec.stride[a], &worst))
+      throw Exception{std::string("stride on axis ") + kAxes[a] + " (" + std::to_string(spec.stride[a]) +
+                      ") overflows the runtime's coordinate arithmetic"};
+    if (__builtin_add_overflow(worst, reach, &worst) || __builtin_add_overflow(worst, spec.padding[a], &worst))
+      throw Exception{std::string("stride, padding and kernel reach on axis ") + kAxes[a] + " (stride " +
+                      std::to_string(spec.stride[a]) + ", padding " + std::to_string(spec.padding[a]) +
+                      ", kernel_size × dilation " + std::to_string(spec.kernel[a]) + " × " +
+                      std::to_string(spec.dilation[a]) + ") overflow the runtime's coordinate arithmetic"};
+  }
 }
 
 } // namespace
@@ -200,10 +229,11 @@ void findIdentityRow(const std::shared_ptr<const CoordSet>& input, KernelMap& ma
 } // namespace
 
 std::vector<Triple> kernelOffsets(const RelationSpec& spec) {
+  for (int a = 0; a < 3; ++a) kernelReach(spec, a); // refuses a product that leaves 64 bits
   auto axis = [&](int a, std::int64_t p) -> std::int64_t {
     const std::int64_t K = spec.kernel[a], d = spec.dilation[a];
     switch (spec.offsets) {
-    case OffsetFamily::Sparse: return (K % 2 == 1 ? p - K / 2 : p) * d;
+    case OffsetFamily::Sparse: return (K % 2 == 1 ? p - K / 2 : p) * d; // |·| ≤ (K − 1)·d
     case OffsetFamily::Indexed: return p * d;
     case OffsetFamily::IndexedNoDilation: return p;
     }

@@ -12,6 +12,7 @@
 #include "support/Expected.h"
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -66,6 +67,11 @@ struct OpContext {
 
 [[noreturn]] inline void fail(std::string message) { throw Exception{std::move(message)}; }
 
+/// max and min that propagate NaN, as torch.maximum and mx.maximum do (std::max and std::min
+/// drop a NaN second argument).
+template <typename T> inline T maxOrNaN(T a, T b) { return std::isnan(b) ? b : (a < b ? b : a); }
+template <typename T> inline T minOrNaN(T a, T b) { return std::isnan(b) ? b : (b < a ? b : a); }
+
 /// F32 / F16 from an MLIR element type name (`f32`, `f16`); throws for anything else.
 DType floatDType(const std::string& mlirName);
 /// Rounds every element to what `dtype` stores (F16: to the nearest half; F32: nothing).
@@ -73,6 +79,8 @@ void roundInPlace(std::vector<float>& values, DType dtype);
 /// `value` rounded once to `dtype` (F32 or F16).
 float roundTo(double value, DType dtype);
 std::string tripleText(const Triple& t);
+/// The tensor stride of a forward op, input ⊙ stride (sec. 10.1); throws when it overflows.
+Triple forwardStride(const Triple& input, const Triple& stride);
 
 /// Op implementations, one per family file.
 void runSparseMake(OpContext& ctx);

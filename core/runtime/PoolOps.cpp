@@ -1,9 +1,9 @@
 // Pooling and upsampling (lattice-artifact-validation.md sec. 10.4): pool3d (sum, max, avg over
 // the forward relation), pool_transpose3d (mean over the transposed or target-transposed
 // relation), trilinear_upsample3d (weighted mean over a (2σ−1)³ indexed kernel), and
-// global_pool (per batch), with rules X10-X13. The local ops run over the same cached kernel
-// maps as the convolutions; per kernel row an output row has at most one edge, so each row's
-// accumulation is written by one thread.
+// global_pool (per batch), with rules X10-X13; max keeps a NaN, as PyTorch and MLX do. The local
+// ops run over the same cached kernel maps as the convolutions; per kernel row an output row has
+// at most one edge, so each row's accumulation is written by one thread.
 
 #include "runtime/OpContext.h"
 
@@ -112,8 +112,7 @@ void runPool(OpContext& ctx) {
   spec.padding = ctx.op.i64Triple("padding");
   spec.dilation = ctx.op.i64Triple("dilation");
   const auto map = mapFor(ctx, x, nullptr, spec);
-  Triple stride;
-  for (int a = 0; a < 3; ++a) stride[a] = x.stride[a] * spec.stride[a];
+  const Triple stride = forwardStride(x.stride, spec.stride);
   const std::int64_t C = x.channels, rows = map->output->rows();
   std::shared_ptr<std::vector<float>> out;
   if (mode == "max") {
@@ -124,7 +123,7 @@ void runPool(OpContext& ctx) {
         for (std::int64_t i = first + b; i < first + e; ++i) {
           const float* src = x.features->data() + static_cast<std::int64_t>(map->in[i]) * C;
           float* dst = out->data() + static_cast<std::int64_t>(map->out[i]) * C;
-          for (std::int64_t c = 0; c < C; ++c) dst[c] = std::max(dst[c], src[c]);
+          for (std::int64_t c = 0; c < C; ++c) dst[c] = maxOrNaN(dst[c], src[c]);
         }
       });
     }
@@ -228,8 +227,8 @@ void runGlobalPool(OpContext& ctx) {
     for (std::int64_t c = 0; c < C; ++c) {
       const std::size_t at = static_cast<std::size_t>(b * C + c);
       if (mode == "max") {
-        acc[at] = std::max(acc[at], static_cast<double>(src[c]));
-        accF[at] = std::max(accF[at], src[c]);
+        acc[at] = maxOrNaN(acc[at], static_cast<double>(src[c]));
+        accF[at] = maxOrNaN(accF[at], src[c]);
       } else {
         acc[at] += src[c];
         accF[at] += src[c];

@@ -32,6 +32,16 @@ std::string tripleText(const Triple& t) {
   return "(" + std::to_string(t[0]) + ", " + std::to_string(t[1]) + ", " + std::to_string(t[2]) + ")";
 }
 
+Triple forwardStride(const Triple& input, const Triple& stride) {
+  Triple out;
+  for (int a = 0; a < 3; ++a)
+    if (__builtin_mul_overflow(input[a], stride[a], &out[a]))
+      throw Exception{std::string("the output tensor stride on axis ") + "xyz"[a] + " (input stride " +
+                      std::to_string(input[a]) + " × stride " + std::to_string(stride[a]) +
+                      ") overflows the runtime's coordinate arithmetic"};
+  return out;
+}
+
 std::string describeValue(const RuntimeValue& value) {
   if (const auto* t = std::get_if<Tensor>(&value)) {
     std::string shape;

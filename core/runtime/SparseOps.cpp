@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace lattice::runtime {
 
@@ -176,7 +177,14 @@ void runSparseDecompose(OpContext& ctx) {
   for (std::int64_t r = 0; r < n; ++r) {
     const std::int32_t* c = s.coords->row(r);
     (*coords)[r * 4] = c[0];
-    for (int a = 0; a < 3; ++a) (*coords)[r * 4 + a + 1] = static_cast<std::int64_t>(c[a + 1]) * s.stride[a];
+    for (int a = 0; a < 3; ++a) {
+      std::int64_t p = 0;
+      if (__builtin_mul_overflow(static_cast<std::int64_t>(c[a + 1]), s.stride[a], &p) ||
+          p < std::numeric_limits<std::int32_t>::min() || p > std::numeric_limits<std::int32_t>::max())
+        fail("physical coordinate of row " + std::to_string(r) + " on axis " + "xyz"[a] + " (" +
+             std::to_string(c[a + 1]) + " × " + std::to_string(s.stride[a]) + ") is outside the i32 range");
+      (*coords)[r * 4 + a + 1] = p;
+    }
   }
   Tensor tc{DType::I32, {cap, 4}, nullptr, coords};
   Tensor tf{s.dtype, {cap, s.channels}, padRows(s.features, cap, s.channels), nullptr};
@@ -247,9 +255,9 @@ void runSparseBinary(OpContext& ctx) {
   else if (op == "mul")
     combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return x * y; });
   else if (op == "maximum")
-    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::max(x, y); });
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return maxOrNaN(x, y); });
   else if (op == "minimum")
-    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return std::min(x, y); });
+    combineRows(a, l, r, lfill, rfill, *out, [](float x, float y) { return minOrNaN(x, y); });
   else
     fail("binary op must be add, sub, mul, maximum, or minimum");
   roundInPlace(*out, dtype);

@@ -4,10 +4,12 @@
 #include "runtime/ValueSummary.h"
 
 #include "runtime/CoordSet.h"
+#include "runtime/Runtime.h"
 #include "tensor/TensorConvert.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace lattice::runtime {
 
@@ -178,6 +180,88 @@ ValueSummary summarize(const RuntimeValue& value, int bins) {
     return s;
   }
   return s;
+}
+
+namespace {
+
+template <typename T> NonFiniteCount countElements(const T* values, std::size_t count) {
+  NonFiniteCount c;
+  c.total = count;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (std::isnan(values[i]))
+      ++c.nan;
+    else if (std::isinf(values[i]))
+      ++c.inf;
+  }
+  return c;
+}
+
+} // namespace
+
+NonFiniteCount countNonFinite(const RuntimeValue& value) {
+  if (const auto* t = std::get_if<Tensor>(&value)) {
+    if (!t->isFloat() || !t->floats) return {};
+    const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(0, t->numel()));
+    return countElements(t->floats->data(), std::min(n, t->floats->size()));
+  }
+  if (const auto* sp = std::get_if<Sparse>(&value)) {
+    if (!sp->features) return {};
+    const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(0, sp->rows() * sp->channels));
+    return countElements(sp->features->data(), std::min(n, sp->features->size()));
+  }
+  return {};
+}
+
+NonFiniteCount countNonFinite(const TensorData& tensor) {
+  const DType d = tensor.dtype();
+  if (d == DType::F32) { // in place (inputs can be large); a mapped file's bytes may be unaligned
+    NonFiniteCount c;
+    c.total = tensor.byteSize() / sizeof(float);
+    const std::uint8_t* bytes = tensor.data();
+    for (std::uint64_t i = 0; i < c.total; ++i) {
+      float v;
+      std::memcpy(&v, bytes + i * sizeof(float), sizeof(float));
+      if (std::isnan(v))
+        ++c.nan;
+      else if (std::isinf(v))
+        ++c.inf;
+    }
+    return c;
+  }
+  if (d != DType::F16 && d != DType::BF16 && d != DType::F64) return {};
+  Expected<std::vector<float>> floats = toFloatVector(tensor);
+  if (!floats) return {};
+  return countElements(floats->data(), floats->size());
+}
+
+std::string nonFiniteText(const std::string& what, const NonFiniteCount& count) {
+  if (!count.any()) return "";
+  std::string held;
+  if (count.nan > 0) held = std::to_string(count.nan) + " NaN";
+  if (count.inf > 0) held += (held.empty() ? "" : " and ") + std::to_string(count.inf) + " Inf";
+  return what + " holds " + held + " of " + std::to_string(count.total) + " values";
+}
+
+std::vector<std::string> nonFiniteOutputs(const Runtime& rt) {
+  std::vector<std::string> lines;
+  for (const PlanOutput& o : rt.plan().outputs) {
+    const std::string line = nonFiniteText("output '" + o.abiName + "'", countNonFinite(rt.value(o.slot)));
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::vector<std::string> nonFiniteInputs(const RuntimePlan& plan, const RuntimeInputs& inputs) {
+  std::vector<std::string> lines;
+  auto add = [&](const std::string& name, const TensorData& t) {
+    const std::string line = nonFiniteText("input '" + name + "'", countNonFinite(t));
+    if (!line.empty()) lines.push_back(line);
+  };
+  for (std::size_t i = 0; i < inputs.positional.size(); ++i)
+    add(i < plan.args.size() ? plan.args[i].abiName : "#" + std::to_string(i), inputs.positional[i]);
+  for (const NamedTensor& n : inputs.named) add(n.key, n.tensor);
+  for (const auto& [logical, sparse] : inputs.sparse) add(logical + ".features", sparse.features);
+  return lines;
 }
 
 } // namespace lattice::runtime

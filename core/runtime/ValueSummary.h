@@ -3,6 +3,8 @@
 /// (rows, channels, stride and capacity for a sparse value), how many elements are NaN or ±inf,
 /// the moments of the finite ones (computed in double) and a histogram. The histogram is the
 /// one the studio draws everywhere: the inspector's, and the compare view's Δ of a weight.
+/// Also the count of NaN and ±inf alone, with the warning `lattice-cli run` / `check` and the
+/// studio give when a run's inputs or outputs hold them.
 
 #include "runtime/RuntimeValue.h"
 #include "tensor/DType.h"
@@ -14,6 +16,10 @@
 #include <vector>
 
 namespace lattice::runtime {
+
+class Runtime;
+struct RuntimeInputs;
+struct RuntimePlan;
 
 /// Equal-width bins over the finite values' [min, max]; exact zeros are also counted apart, so
 /// "how many are zero" (how many weights changed, how many features are dead) reads at a glance.
@@ -86,5 +92,25 @@ struct ValueSummary {
 
 /// Summarizes `value` with a histogram of `bins` bins (std::monostate: kind None, nothing else).
 ValueSummary summarize(const RuntimeValue& value, int bins = 64);
+
+/// How many elements are NaN or ±inf, without the rest of a summary.
+struct NonFiniteCount {
+  std::uint64_t nan = 0;
+  std::uint64_t inf = 0;   ///< +inf and −inf
+  std::uint64_t total = 0; ///< every element counted
+  bool any() const { return nan + inf > 0; }
+};
+/// A dense tensor's elements, a sparse value's active features; integers and weights count none.
+NonFiniteCount countNonFinite(const RuntimeValue& value);
+/// A stored tensor's elements when its dtype is a floating-point one; none otherwise.
+NonFiniteCount countNonFinite(const TensorData& tensor);
+/// `output 'y' holds 3 NaN and 1 Inf of 4096 values` for `what` = `output 'y'`; "" when every
+/// value is finite.
+std::string nonFiniteText(const std::string& what, const NonFiniteCount& count);
+/// One line per output of `rt` that holds NaN or ±inf, in ABI order (`output 'NAME' ...`).
+std::vector<std::string> nonFiniteOutputs(const Runtime& rt);
+/// One line per input tensor that holds NaN or ±inf (`input 'NAME' ...`): named inputs and sparse
+/// shorthands (`NAME.features`) as given, positional ones by the ABI names of `plan`.
+std::vector<std::string> nonFiniteInputs(const RuntimePlan& plan, const RuntimeInputs& inputs);
 
 } // namespace lattice::runtime

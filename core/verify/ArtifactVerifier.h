@@ -30,6 +30,9 @@
 ///    the runtime's checks of linear widths, biases and norm vectors): channel counts followed
 ///    along the graph from the inputs' types and the weights' shapes, each consumer checked with
 ///    the runtime's message, at the op, naming the weight key.
+///  - Coordinate extents (an extension the spec allows, sec. 5): kernel_size × dilation, stride,
+///    padding and the tensor stride of a forward op at most 2^31 − 1 per axis, the range of an
+///    i32 coordinate: at the op, naming the attribute and axis.
 
 #include "tensor/Safetensors.h"
 #include "verify/ArtifactGraph.h"

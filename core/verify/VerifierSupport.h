@@ -5,11 +5,18 @@
 #include "verify/ArtifactGraph.h"
 #include "verify/Diagnostic.h"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace lattice::detail {
+
+/// The largest kernel reach (kernel_size × dilation), stride, padding or tensor stride per axis
+/// the verifier accepts: the range of an i32 coordinate. A larger one relates no two coordinates
+/// of the ABI, and the runtime's coordinate arithmetic (`c·s + offset − p`) stays far inside 64
+/// bits below it. The spec sets no bound (sec. 5 lets a stricter reader add one).
+inline constexpr std::int64_t kMaxCoordinateExtent = 2147483647;
 
 /// Where the reference consumer (`lattice-opt --lattice-verify-artifact`: MLIR's parser, the
 /// module's op verifiers, then the artifact contract pass, each stopping at its first error)
@@ -108,7 +115,10 @@ std::string shapeText(const std::vector<std::int64_t>& shape);
 void verifyOpSignature(OpContext& ctx);
 /// The op's custom verifier (class V, VerifyOpRules.cpp).
 void verifyOpRules(OpContext& ctx);
-/// Stride propagation and the static stride rules X10, X11, X14 (VerifyStrides.cpp).
+/// The bound kMaxCoordinateExtent on the op's kernel reach, stride and padding (VerifyOpRules.cpp).
+void verifyCoordinateExtents(OpContext& ctx);
+/// Stride propagation and the static stride rules X10, X11, X14 (VerifyStrides.cpp), and the
+/// bound kMaxCoordinateExtent on the tensor strides a forward op makes.
 void verifyStrides(const ArtifactFunction& function, DiagnosticSink& sink);
 
 } // namespace lattice::detail

@@ -211,6 +211,8 @@ std::vector<Diagnostic> verifyArtifactGraph(const ArtifactGraph& graph) {
       detail::OpContext ctx(op, sink);
       detail::verifyOpSignature(ctx);
       detail::verifyOpRules(ctx);
+      StageScope beyond(sink, ReferenceStage::Beyond);
+      detail::verifyCoordinateExtents(ctx);
     }
     StageScope stage(sink, ReferenceStage::Beyond);
     detail::verifyStrides(f, sink);

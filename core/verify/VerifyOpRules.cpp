@@ -2,7 +2,8 @@
 // exact messages. Each helper skips what ODS already reported (a missing attribute, an operand
 // of the wrong class), so a broken op gives each problem once. Unlike the reference, all
 // failures of an op are reported, not only the first; a check that depends on an earlier one
-// (values of a triple after its size) is skipped when that one failed.
+// (values of a triple after its size) is skipped when that one failed. Beyond the spec, the
+// numbers that enter coordinate arithmetic are bounded by the range of an i32 coordinate.
 
 #include "verify/VerifierSupport.h"
 
@@ -395,7 +396,44 @@ void Rules::featureOps(std::string_view name) {
   }
 }
 
+// A triple attribute whose rule holds (three values, each at least `least`); nullptr otherwise,
+// since that rule reports it.
+const I64Array* wellFormedTriple(const OpContext& c, const char* name, std::int64_t least) {
+  const ArtifactAttrValue* v = c.attr(name);
+  if (!v || v->i64s.size() != 3) return nullptr;
+  for (std::int64_t x : v->i64s)
+    if (x < least) return nullptr;
+  return &v->i64s;
+}
+
 } // namespace
+
+void verifyCoordinateExtents(OpContext& ctx) {
+  static const char* const axes[] = {"x", "y", "z"};
+  const std::string beyond =
+      " exceeds " + std::to_string(kMaxCoordinateExtent) + ", the range of i32 coordinates";
+  const I64Array* kernel = wellFormedTriple(ctx, "kernel_size", 1);
+  const I64Array* dilation = wellFormedTriple(ctx, "dilation", 1);
+  for (int a = 0; kernel && a < 3; ++a) {
+    const std::int64_t k = (*kernel)[a];
+    if (!dilation) {
+      if (k > kMaxCoordinateExtent)
+        ctx.error(std::string("kernel_size on axis ") + axes[a] + " (" + std::to_string(k) + ")" + beyond);
+      continue;
+    }
+    const std::int64_t d = (*dilation)[a];
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(k, d, &reach) || reach > kMaxCoordinateExtent)
+      ctx.error(std::string("kernel_size × dilation on axis ") + axes[a] + " (" + std::to_string(k) + " × " +
+                std::to_string(d) + ")" + beyond);
+  }
+  for (const char* name : {"stride", "padding"}) {
+    const I64Array* t = wellFormedTriple(ctx, name, name[0] == 's' ? 1 : 0);
+    for (int a = 0; t && a < 3; ++a)
+      if ((*t)[a] > kMaxCoordinateExtent)
+        ctx.error(std::string(name) + " on axis " + axes[a] + " (" + std::to_string((*t)[a]) + ")" + beyond);
+  }
+}
 
 void verifyOpRules(OpContext& ctx) {
   Rules r(ctx);

@@ -3,7 +3,9 @@
 // stride), X11 (a target operand has the op's output stride) and X14 (binary, cat and reindex
 // operands share one stride). Strides start at sparse.make and voxelize (their `stride`
 // attribute); a sparse function argument has an unknown stride, and nothing is reported about
-// a value whose stride is unknown or whose op is already malformed.
+// a value whose stride is unknown or whose op is already malformed. Beyond the spec, a forward
+// op's tensor stride (input stride × op stride) is bounded like the op's own attributes, by the
+// range of an i32 coordinate (kMaxCoordinateExtent).
 
 #include "verify/VerifierSupport.h"
 
@@ -20,13 +22,15 @@ std::string strideText(const Stride& s) {
   return "(" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + ")";
 }
 
-// A well-formed positive `stride` attribute of `op`.
+// A well-formed positive `stride` attribute of `op` within kMaxCoordinateExtent (the op's own
+// checks report the others).
 std::optional<Stride> strideAttr(const ArtifactOp& op) {
   const ArtifactAttribute* a = op.attribute("stride");
   if (!a || !attrMatchesKind(a->value, SchemaAttrKind::I64Triple) || a->value.i64s.size() != 3)
     return std::nullopt;
   const I64Array& v = a->value.i64s;
-  if (v[0] <= 0 || v[1] <= 0 || v[2] <= 0) return std::nullopt;
+  for (std::int64_t x : v)
+    if (x <= 0 || x > kMaxCoordinateExtent) return std::nullopt;
   return Stride{v[0], v[1], v[2]};
 }
 
@@ -50,11 +54,27 @@ Propagation propagationOf(std::string_view name, bool hasTarget) {
   return Propagation::Lhs; // sparse.binary, sparse.cat
 }
 
-// Component-wise product; nullopt on overflow (the stride is then unknown).
-std::optional<Stride> times(const Stride& a, const Stride& b) {
+// Component-wise product; nullopt when an axis passes kMaxCoordinateExtent, and then `axis` (if
+// given) is that axis.
+std::optional<Stride> times(const Stride& a, const Stride& b, int* axis = nullptr) {
   Stride out{};
-  for (int i = 0; i < 3; ++i)
-    if (__builtin_mul_overflow(a[i], b[i], &out[i])) return std::nullopt;
+  for (int i = 0; i < 3; ++i) {
+    if (__builtin_mul_overflow(a[i], b[i], &out[i]) || out[i] > kMaxCoordinateExtent) {
+      if (axis) *axis = i;
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// The product of `input` and `attr`, or an error at the op when it passes kMaxCoordinateExtent.
+std::optional<Stride> tensorStride(OpContext& ctx, const Stride& input, const Stride& attr) {
+  int axis = 0;
+  std::optional<Stride> out = times(input, attr, &axis);
+  if (!out)
+    ctx.error(std::string("tensor stride on axis ") + "xyz"[axis] + " (input stride " + std::to_string(input[axis]) +
+              " × stride " + std::to_string(attr[axis]) + ") exceeds " + std::to_string(kMaxCoordinateExtent) +
+              ", the range of i32 coordinates");
   return out;
 }
 
@@ -83,7 +103,7 @@ void verifyStrides(const ArtifactFunction& f, DiagnosticSink& sink) {
       out = input;
       break;
     case Propagation::Multiply:
-      if (input && attr) out = times(*input, *attr);
+      if (input && attr) out = tensorStride(ctx, *input, *attr);
       break;
     case Propagation::Divide:
       if (input && attr) {
@@ -112,7 +132,7 @@ void verifyStrides(const ArtifactFunction& f, DiagnosticSink& sink) {
           ctx.error("sparse tensor strides must match (" + strideText(*input) + " vs " + strideText(*target) +
                     ")");
       } else if (name == "target_conv3d") {
-        const std::optional<Stride> expected = attr ? times(*input, *attr) : std::nullopt;
+        const std::optional<Stride> expected = attr ? tensorStride(ctx, *input, *attr) : std::nullopt;
         if (expected && *target != *expected)
           ctx.error("target coordinates must use the convolution output stride (target stride " +
                     strideText(*target) + ")");

@@ -312,31 +312,37 @@ private Q_SLOTS:
     }
   }
 
-  // Duplicate coordinates (invalid input, sec. 10.1) do not crash, and lookups use the first row
-  // with the coordinate: subm k1 over rows A = 1, A = 2, B = 3 gives 1, 1, 3 (×W = 2).
+  // Duplicate coordinates are refused as inputs (sec. 10.1), but a generative op with
+  // kernel_size > stride makes them (D3): x = 1 at A (x 0) and 3 at B (x 1) through generative k2
+  // s1 with W = [1, 2] gives rows A 1, B 2, B 3, C 6 (row i·K + k = c_i + k). Lookups then use the
+  // first row with the coordinate: subm k1 (×W = 2) gives 2, 4, 4, 12 (the second B reads the
+  // first).
   void lookupsUseTheFirstRowOfADuplicate() {
-    Graph g;
-    g.sparseInput("x", 1);
-    g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 1, 1, 1, 1}, {2});
-    g.op("%y = lattice.subm_conv3d %x, %w " + subm({1, 1, 1}) + " : ($S, $WC) -> $S");
-    g.output("y", "$S");
+    const auto graph = [](const std::string& attrs, std::int64_t volume, const std::vector<float>& w) {
+      Graph g;
+      g.sparseInput("x", 1);
+      g.weight("g", "conv3d", "conv3d_o_xyz_i", {1, 2, 1, 1, 1}, {1, 2});
+      g.op("%d = lattice.generative_conv_transpose3d %x, %g " + generative({2, 1, 1}, {1, 1, 1}) +
+           " : ($S, $WC) -> $S");
+      g.weight("w", "conv3d", "conv3d_o_xyz_i", {1, volume, 1, 1, 1}, w);
+      g.op("%y = lattice.subm_conv3d %d, %w " + attrs + " : ($S, $WC) -> $S");
+      g.output("y", "$S");
+      return g;
+    };
     Inputs in;
-    in.sparse("x", {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 2, 3}, 1);
-    const Run r = run(g, in);
+    in.sparse("x", {{0, 0, 0, 0}, {0, 1, 0, 0}}, {1, 3}, 1);
+    const std::vector<Coord> rows{{0, 0, 0, 0}, {0, 1, 0, 0}, {0, 1, 0, 0}, {0, 2, 0, 0}};
+    const Run r = run(graph(subm({1, 1, 1}), 1, {2}), in);
     QVERIFY2(r.ok(), r.error.c_str());
-    RT_CHECK(sameSparse(r.sparse(), {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {2, 2, 6}, 0, 0));
+    RT_CHECK(sameSparse(r.sparse(), rows, {2, 4, 4, 12}, 0, 0));
 
-    // k3 along x, W = [1, 10, 100] (offsets −1, 0, 1), the same rows: both A rows read A from
-    // row 0 and B: 1·10 + 3·100 = 310; B reads A (row 0) and itself: 1·1 + 3·10 = 31. (A map
-    // that mirrors edges between pairs of rows would miss the second A's edge from B.)
-    Graph g3;
-    g3.sparseInput("x", 1);
-    g3.weight("w", "conv3d", "conv3d_o_xyz_i", {1, 3, 1, 1, 1}, {1, 10, 100});
-    g3.op("%y = lattice.subm_conv3d %x, %w " + subm({3, 1, 1}) + " : ($S, $WC) -> $S");
-    g3.output("y", "$S");
-    const Run r3 = run(g3, in);
+    // k3 along x, W = [1, 10, 100] (offsets −1, 0, 1), the same rows: A reads itself and the first
+    // B: 1·10 + 2·100 = 210; both B rows read A, the first B and C: 1·1 + 2·10 + 6·100 = 621; C
+    // reads the first B and itself: 2·1 + 6·10 = 62. (A map that mirrors edges between pairs of
+    // rows would give the second B its own value and miss its edges.)
+    const Run r3 = run(graph(subm({3, 1, 1}), 3, {1, 10, 100}), in);
     QVERIFY2(r3.ok(), r3.error.c_str());
-    RT_CHECK(sameSparse(r3.sparse(), {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 1, 0, 0}}, {310, 310, 31}, 0, 0));
+    RT_CHECK(sameSparse(r3.sparse(), rows, {210, 621, 621, 62}, 0, 0));
   }
 
   // f16 features and weights: the sum is taken in at least f32 and rounded once to f16, and the

@@ -4,6 +4,7 @@
 #include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
 #include "runtime/Runtime.h"
+#include "runtime/ValueSummary.h"
 #include "tensor/Safetensors.h"
 
 #include <QComboBox>
@@ -99,6 +100,8 @@ ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atom
     result.opMs.push_back(stats.ran ? stats.ms : -1.0);
     if (stats.ran) result.totalMs += stats.ms;
   }
+  if (result.error.isEmpty())
+    for (const std::string& warning : runtime::nonFiniteOutputs(*rt)) result.warnings << toQ(warning);
   if (!result.error.isEmpty() || !expected) return result;
 
   Expected<std::vector<runtime::OutputCheck>> checks = rt->checkOutputs(*expected, request.rtol, request.atol);
@@ -373,6 +376,7 @@ void ArtifactRunBar::onFinished() {
                   ? tr("; every output matches the expected file")
                   : tr("; <b>%n output(s) differ</b> from the expected file", nullptr, failedOutputs);
     }
+    for (const QString& warning : r.warnings) text += tr("; <b>warning:</b> %1").arg(warning.toHtmlEscaped());
   }
   m_status->setText(text);
   QStringList details;

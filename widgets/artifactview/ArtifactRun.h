@@ -13,6 +13,7 @@
 
 #include <QFutureWatcher>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <atomic>
@@ -50,6 +51,8 @@ struct ArtifactRunResult {
   /// produced it (-1: an argument returned as is).
   std::vector<runtime::OutputCheck> checks;
   std::vector<int> checkOps;
+  /// Outputs that hold NaN or ±inf (runtime::nonFiniteOutputs), after a finished run.
+  QStringList warnings;
   bool hasGolden() const { return !checks.empty(); }
   bool allOk() const;
 };
