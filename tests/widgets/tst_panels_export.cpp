@@ -4,7 +4,8 @@
 // options reach the artifact (output names and batch size, checked against the expected text
 // with those two values replaced by hand); a cancelled export leaves the previous artifact
 // untouched and no temporary directory behind; options persist per model in QSettings; the
-// input ABI table validates its edits.
+// input ABI table validates its edits; what the save warns about (a user's folder named like a
+// save's leftover, left alone) is in the result and on the summary page.
 
 #include "StudioSession.h"
 #include "lowering/Lowering.h"
@@ -19,6 +20,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QLabel>
 #include <QMessageBox>
 #include <QTimer>
 #include <QPushButton>
@@ -67,6 +69,7 @@ private Q_SLOTS:
   void foreignFolderIsReplacedOnlyWhenConfirmed_data();
   void foreignFolderIsReplacedOnlyWhenConfirmed();
   void hiddenDialogNeverReplacesAForeignFolder();
+  void saveWarningsReachTheSummary();
 
 private:
   QTemporaryDir m_settingsDir;
@@ -409,6 +412,45 @@ void TestPanelsExport::hiddenDialogNeverReplacesAForeignFolder() {
            target + QStringLiteral(": not replaced: it holds files that are not part of a lattice artifact: readme.txt"));
   QVERIFY(!dialog.isExporting());
   QCOMPARE(readAll(target + QStringLiteral("/readme.txt")), QByteArray("user data"));
+}
+
+void TestPanelsExport::saveWarningsReachTheSummary() {
+  // A user's folder beside the target named like what an interrupted save leaves
+  // (`.NAME-XXXXXX.previous`, ArtifactSave.h), with no save's record: the export writes the
+  // artifact, leaves the folder and its file alone and says so.
+  QTemporaryDir out;
+  const QString target = out.filePath(QStringLiteral("model.lattice"));
+  const QString lookalike = out.filePath(QStringLiteral(".model.lattice-qwerty.previous"));
+  QVERIFY(QDir().mkpath(lookalike));
+  QFile f(lookalike + QStringLiteral("/notes.txt"));
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("user data");
+  f.close();
+  const QString caseDir = conformanceDir() + QStringLiteral("/sparse_classifier");
+  StudioSession session;
+  QVERIFY(openAndWait(session, caseDir + QStringLiteral("/model.ltfx")));
+  ExportDialog dialog(&session);
+  dialog.setTargetDirectory(target);
+  QVERIFY(exportAndWait(dialog));
+  QCOMPARE(readAll(target + QStringLiteral("/graph.mlir")),
+           readAll(caseDir + QStringLiteral("/expected.lattice/graph.mlir")));
+  QCOMPARE(readAll(lookalike + QStringLiteral("/notes.txt")), QByteArray("user data"));
+
+  const QStringList warnings = dialog.job()->result().warnings;
+  QCOMPARE(warnings.size(), 1);
+  QVERIFY2(warnings.front().startsWith(QDir::cleanPath(lookalike) + QStringLiteral(": left alone: ")),
+           qPrintable(warnings.front()));
+  QVERIFY(dialog.showsSummary());
+  bool shown = false;
+  for (const QLabel* label : dialog.findChildren<QLabel*>())
+    shown |= label->isVisibleTo(&dialog) && label->text().contains(QStringLiteral("Warnings")) &&
+             label->text().contains(warnings.front().toHtmlEscaped());
+  QVERIFY(shown);
+
+  // An export without such a folder warns about nothing.
+  QVERIFY(QDir(lookalike).removeRecursively());
+  QVERIFY(exportAndWait(dialog));
+  QVERIFY(dialog.job()->result().warnings.isEmpty());
 }
 
 QTEST_MAIN(TestPanelsExport)

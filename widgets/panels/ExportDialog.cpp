@@ -67,6 +67,14 @@ QString humanBytes(qint64 bytes) {
   return QLocale().formattedDataSize(bytes);
 }
 
+/// The save's warnings under the summary's table, one item each (empty when there are none).
+QString warningsHtml(const QStringList& warnings) {
+  if (warnings.isEmpty()) return {};
+  QString html = QStringLiteral("<p><b>Warnings</b></p><ul>");
+  for (const QString& w : warnings) html += QStringLiteral("<li>%1</li>").arg(w.toHtmlEscaped());
+  return html + QStringLiteral("</ul>");
+}
+
 } // namespace
 
 ExportDialog::ExportDialog(StudioSession* session, QWidget* parent)
@@ -452,7 +460,8 @@ void ExportDialog::onFinished() {
                                 ? QStringLiteral("export cancelled; '%1' was left as it was").arg(r.directory)
                                 : r.message;
     m_error->setText(message.section(QLatin1Char('\n'), 0, 0));
-    m_error->setToolTip(message);
+    m_error->setToolTip(r.warnings.isEmpty() ? message
+                                             : message + QStringLiteral("\n\n") + r.warnings.join(QLatin1Char('\n')));
     m_error->show();
     Q_EMIT exportFailed(message);
     return;
@@ -485,7 +494,8 @@ void ExportDialog::showSummary() {
                          .arg(humanBytes(r.graphBytes), humanBytes(r.weightsBytes))
                          .arg(m_inputs->specs().size())
                          .arg(quant)
-                         .arg(r.elapsedMs));
+                         .arg(r.elapsedMs) +
+                     warningsHtml(r.warnings));
   m_pages->setCurrentIndex(1);
 }
 

@@ -48,9 +48,15 @@ bool ExportJob::start(const Model& model, const QString& directory, ExportOption
   const Model* m = &model;
   m_clock.start();
   m_poll->start();
-  m_watcher.setFuture(QtConcurrent::run([m, dir, options] {
+  m_watcher.setFuture(QtConcurrent::run([m, dir, options]() mutable {
+    Outcome outcome;
+    // Called on this worker thread only, so the list needs no lock.
+    options.save.warn = [&outcome](const std::string& message) {
+      outcome.warnings.append(QString::fromStdString(message));
+    };
     Status saved = saveLatticeModelArtifact(*m, dir, options);
-    return saved ? QString() : QString::fromStdString(saved.message());
+    if (!saved) outcome.error = QString::fromStdString(saved.message());
+    return outcome;
   }));
   return true;
 }
@@ -58,7 +64,9 @@ bool ExportJob::start(const Model& model, const QString& directory, ExportOption
 void ExportJob::onFinished() {
   m_poll->stop();
   m_running = false;
-  const QString error = m_watcher.result();
+  const Outcome outcome = m_watcher.result();
+  const QString& error = outcome.error;
+  m_result.warnings = outcome.warnings;
   m_result.elapsedMs = m_clock.elapsed();
   m_result.ok = error.isEmpty();
   m_result.message = error;

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ExportJob: saveLatticeModelArtifact on a worker thread (QtConcurrent) with progress and
-/// cancellation, for the export dialog (issue #4 item 6). Progress is the bytes of
+/// cancellation, for the export dialog. Progress is the bytes of
 /// weights.safetensors written (SaveOptions::progress), polled on the UI thread; cancelling makes
 /// the next progress report refuse, so the atomic save removes its temporary directory and the
 /// previous artifact stays as it was.
@@ -12,6 +12,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <atomic>
 #include <functional>
@@ -27,6 +28,10 @@ struct ExportResult {
   bool cancelled = false;
   QString directory;
   QString message; ///< the error (empty on success)
+  /// What the save warned about and went on (SaveOptions::warn): a folder beside the target
+  /// named like a leftover that it left alone, the new artifact in place but its durability
+  /// unconfirmed. Possible on success and on failure.
+  QStringList warnings;
   qint64 elapsedMs = 0;
   qint64 graphBytes = 0;   ///< size of graph.mlir
   qint64 weightsBytes = 0; ///< size of weights.safetensors
@@ -71,7 +76,12 @@ private:
   std::atomic<quint64> m_total{0};
   std::unique_ptr<LatticeTracer> m_tracer;
   std::function<bool(std::string_view, uint64_t)> m_faultHook;
-  QFutureWatcher<QString> m_watcher;
+  /// What the worker hands back: the error (empty on success) and the warnings.
+  struct Outcome {
+    QString error;
+    QStringList warnings;
+  };
+  QFutureWatcher<Outcome> m_watcher;
   QTimer* m_poll;
   QElapsedTimer m_clock;
   bool m_running = false;
