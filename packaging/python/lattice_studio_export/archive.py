@@ -28,6 +28,9 @@ from .tracing import describe_path, forward_is_implemented, select_policy, trace
 FORMAT = "lattice-fx-archive"
 VERSION = 1
 PRODUCER = "lattice_studio_export"
+# The largest model.json Lattice Studio reads (kMaxArchiveJsonBytes in core/model/Archive.h): a
+# larger one is refused here, before anything is written, rather than by the reader later.
+MAX_MODEL_JSON_BYTES = 128 << 20
 
 
 def build_document(model, example_inputs=None, lowering=None, use_torch_lattice=None, producer_version="0",
@@ -129,11 +132,15 @@ def write_archive(directory, document, tensors, recordings=None):
     directory = os.fspath(directory)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise ExportError("{}: exists and is not a directory".format(directory))
-    os.makedirs(directory, exist_ok=True)
     try:
         text = json.dumps(document, indent=1, allow_nan=False) + "\n"
     except ValueError as error:  # a non-finite float that escaped encoding: a bug here
         raise ExportError("model.json: {}".format(error)) from error
+    size = len(text.encode("utf-8"))
+    if size > MAX_MODEL_JSON_BYTES:
+        raise ExportError("{}: not written: model.json would be {} bytes, over Lattice Studio's limit of {} bytes"
+                          .format(directory, size, MAX_MODEL_JSON_BYTES))
+    os.makedirs(directory, exist_ok=True)
     safetensors.write(os.path.join(directory, "weights.safetensors"), tensors)
     if recordings is not None:
         inputs, activations, metadata = recordings

@@ -2,6 +2,8 @@
 and nothing is written."""
 
 import os
+import re
+import shutil
 import tempfile
 import unittest
 import warnings
@@ -11,7 +13,7 @@ import support  # noqa: F401 - torch check and package path
 import torch
 import torch.nn as nn
 
-from lattice_studio_export import ExportError, export_archive
+from lattice_studio_export import ExportError, archive, export_archive
 
 
 class LambdaDefault(nn.Module):
@@ -162,6 +164,33 @@ class Errors(unittest.TestCase):
             f.write("x")
         with self.assertRaisesRegex(ExportError, "exists and is not a directory"):
             export_archive(nn.Linear(2, 2), self.path)
+
+    def test_model_json_over_the_readers_limit(self):
+        # The limit is the C++ reader's, read from its header, so the two cannot drift apart.
+        header = os.path.join(support.PACKAGE_ROOT, "..", "..", "core", "model", "Archive.h")
+        with open(header) as f:
+            match = re.search(r"kMaxArchiveJsonBytes = std::size_t\((\d+)\) << (\d+);", f.read())
+        self.assertIsNotNone(match, "kMaxArchiveJsonBytes in core/model/Archive.h")
+        self.assertEqual(archive.MAX_MODEL_JSON_BYTES, int(match.group(1)) << int(match.group(2)))
+        # A model whose model.json is one byte over a lowered limit is refused, nothing written;
+        # at the limit it is written.
+        model = nn.Linear(2, 2)
+        export_archive(model, self.path)
+        with open(os.path.join(self.path, "model.json"), "rb") as f:
+            size = len(f.read())
+        shutil.rmtree(self.path)
+        limit = archive.MAX_MODEL_JSON_BYTES
+        try:
+            archive.MAX_MODEL_JSON_BYTES = size - 1
+            with self.assertRaisesRegex(ExportError, r"out\.ltfx: not written: model\.json would be {} bytes, over "
+                                        r"Lattice Studio's limit of {} bytes$".format(size, size - 1)):
+                export_archive(model, self.path)
+            self.assertFalse(os.path.exists(self.path), "nothing is written on error")
+            archive.MAX_MODEL_JSON_BYTES = size
+            export_archive(model, self.path)
+            self.assertTrue(os.path.isfile(os.path.join(self.path, "model.json")))
+        finally:
+            archive.MAX_MODEL_JSON_BYTES = limit
 
 
 if __name__ == "__main__":
