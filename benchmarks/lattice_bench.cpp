@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
     std::printf("%-24s %7zu %12.1f %10.2f %10.2f %10.2f %10.0f\n", r.name.c_str(), r.nodes,
                 static_cast<double>(r.weightBytes) / 1e6, r.traceMs, r.lowerMs, r.saveMs, r.writeMbS);
 
-  // Two of issue #3's targets are ratios within one run: print them when their cases ran.
+  // Two of the targets are ratios within one run: print them when their cases ran.
   const auto find = [&](const char* name) -> const Result* {
     for (const Result& r : results)
       if (r.name == name) return &r;

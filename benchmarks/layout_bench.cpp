@@ -1,4 +1,4 @@
-// lattice-layout-bench: timings of the graph view's layout path (issue #4 targets), median of N
+// lattice-layout-bench: timings of the graph view's layout path (against its targets), median of N
 // runs after one warm-up, each run with a fresh layout cache:
 //   - example:chain:10000 "open to interactive view" = trace + grouping + default expansion +
 //     layoutView (target < 3 s); the model load (building 10 000 blocks' weights) is reported

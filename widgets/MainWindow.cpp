@@ -227,7 +227,7 @@ void MainWindow::createActions() {
     statusBar()->showMessage(tr("Flat view refused: %1. Showing module groups.").arg(message), 10000);
   });
 
-  // Tools (issue #5)
+  // Tools
   connect(makeAction(QStringLiteral("tools.compare"), tr("&Compare Artifacts…"),
                      QKeySequence(tr("Ctrl+Shift+D"))),
           &QAction::triggered, this, &MainWindow::onCompareArtifacts);
@@ -266,7 +266,7 @@ void MainWindow::createActions() {
           &QAction::triggered, this, [this] { m_session->toggleBreakpoint(m_session->selectedNode()); });
   connect(makeAction(QStringLiteral("debug.stop"), tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
           &QAction::triggered, m_session, &StudioSession::stopInterpreter);
-  // The Inputs table the interpreter and File ▸ Export share (issue 18 item 5).
+  // The Inputs table the interpreter and File ▸ Export share.
   connect(makeAction(QStringLiteral("debug.inputs"), tr("Edit &Inputs…"), QKeySequence(tr("Ctrl+I"))),
           &QAction::triggered, this, [this] { showInputSpecDialog(m_session, this); });
   // Esc interrupts a run; enabled only while one goes on, so Esc keeps its other uses.

@@ -1,7 +1,7 @@
 #pragma once
-/// \file MainWindow: the studio's shell (issue #4 item 1). The central widget is a tab bar
+/// \file MainWindow: the studio's shell. The central widget is a tab bar
 /// (hidden while only the model graph shows): the model's graph view first, then one tab per
-/// opened artifact (ArtifactView) and per comparison (CompareView, issue #5). The window creates
+/// opened artifact (ArtifactView) and per comparison (CompareView). The window creates
 /// its panels (module tree, inspector, MLIR, interpreter: panels/Panels.h) as dock widgets, each
 /// with a toggle in the View menu; addPanel() adds more. Menus File / View /
 /// Tools / Debug drive the StudioSession; window layout, recent files and options persist in
@@ -53,7 +53,7 @@ public:
   ~MainWindow() override;
 
   StudioSession* session() const { return m_session; }
-  /// The numeric debugger: run inputs, execution, concrete values (issue 21).
+  /// The numeric debugger: run inputs, execution, concrete values.
   NumericRun* numericRun() const { return m_numeric; }
   GraphWidget* graphWidget() const { return m_graph; }
 

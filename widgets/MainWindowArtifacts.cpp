@@ -1,4 +1,4 @@
-// MainWindow's artifact side (issue #5) and File ▸ Load Weights… (issue #7): artifact tabs
+// MainWindow's artifact side and File ▸ Load Weights…: artifact tabs
 // (ArtifactView), comparisons (CompareView) from Tools ▸ Compare Artifacts… and Compare with
 // Last Export, and the checkpoint flow (read on a worker, report, partial-apply question). The
 // views do the work; this file only decides what to open where.

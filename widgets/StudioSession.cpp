@@ -259,7 +259,8 @@ std::vector<InputSpec> StudioSession::restoredInputSpecs() const {
   const QVariantList list = settings.value(QStringLiteral("specs")).toList();
   settings.endGroup();
   if (remembered) return decode(list, specs) ? specs : archive;
-  // Before issue 18 the export dialog kept edited inputs (as many as the archive has) itself.
+  // What an older studio wrote: the export dialog's own edited inputs (as many as the archive
+  // has).
   const QByteArray legacy =
       QCryptographicHash::hash(m_reference.toUtf8(), QCryptographicHash::Sha1).toHex().left(16);
   settings.beginGroup(QStringLiteral("export/models/") + QString::fromLatin1(legacy));

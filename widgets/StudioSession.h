@@ -165,7 +165,7 @@ public:
   /// Replaces the options; `options.inputs`, when set, replaces inputSpecs() (undoable).
   void setExportOptions(const ExportOptions& options);
 
-  // --- inputs (issue 18 item 5) ---------------------------------------------------------------
+  // --- inputs ---------------------------------------------------------------
 
   /// The model's input specs, one per exposed forward input in order: the one list the
   /// interpreter (F5) and File ▸ Export both use, edited in the Inputs table. It starts as the
@@ -216,7 +216,7 @@ public:
   int runSliceBudget() const { return m_sliceBudgetMs; }
   void setRunSliceBudget(int ms) { m_sliceBudgetMs = ms < 0 ? 0 : ms; }
 
-  // --- weights (File ▸ Load Weights…, issue #7) and exports ----------------------------------
+  // --- weights (File ▸ Load Weights…) and exports ----------------------------------
 
   /// The checkpoint file whose tensors replaced the model's; empty while the model has its own
   /// (cleared when another model opens).

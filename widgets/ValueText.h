@@ -1,8 +1,7 @@
 #pragma once
-/// \file ValueText: an interpreter value as text, one way everywhere (issue 18 item 8, "value
-/// tooltips read like the table"): the value table's columns (kind, channels, dtype, SSA name,
-/// MLIR type), and from the same summary the tooltip of a value cell, the inspector's Value row
-/// and a graph node's box once it ran.
+/// \file ValueText: an interpreter value as text, one way everywhere: the value table's columns
+/// (kind, channels, dtype, SSA name, MLIR type), and from the same summary the tooltip of a value
+/// cell, the inspector's Value row and a graph node's box once it ran.
 
 #include <QString>
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ArtifactDiff: structural and weight diff of two lattice artifacts (issue #5 item 4).
+/// \file ArtifactDiff: structural and weight diff of two lattice artifacts.
 ///
 /// Ops of the entry functions are matched first by result name (or weight symbol), then, for
 /// what is left, along the data flow: an unmatched op in B is paired with an unmatched op of A of

@@ -1,5 +1,5 @@
 #pragma once
-/// \file What a value holds, in numbers (issue 21, value inspector): its kind, dtype and shape
+/// \file What a value holds, in numbers (for the value inspector): its kind, dtype and shape
 /// (rows, channels, stride and capacity for a sparse value), how many elements are NaN or ±inf,
 /// the moments of the finite ones (computed in double) and a histogram. The histogram is the
 /// one the studio draws everywhere: the inspector's, and the compare view's Δ of a weight.

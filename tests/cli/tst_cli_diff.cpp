@@ -1,6 +1,6 @@
 // End-to-end tests of `lattice-cli diff A B [--json] [--no-values] [--tolerance X]`: exit codes
-// (0 equal, 1 different, 2 usage or unreadable input), the `--json` shape, and issue #7's
-// acceptance: a checkpoint swap changes an export's weights and nothing else — two exports of
+// (0 equal, 1 different, 2 usage or unreadable input), the `--json` shape, and the
+// promise that a checkpoint swap changes an export's weights and nothing else — two exports of
 // one archive, the second with `--weights` of a checkpoint that changes a few elements of two
 // tensors, differ in exactly those two weights by exactly those elements.
 
@@ -143,7 +143,7 @@ private Q_SLOTS:
     QVERIFY(summary.value(QStringLiteral("weights")).toObject().contains(QStringLiteral("changed")));
   }
 
-  // Issue #7: "a checkpoint swap changes an export's weights and nothing else".
+  // "A checkpoint swap changes an export's weights and nothing else".
   void checkpointSwapChangesOnlyTheSwappedWeights() {
     QTemporaryDir tmp;
     const QString archive = tmp.filePath(QStringLiteral("chain.ltfx"));

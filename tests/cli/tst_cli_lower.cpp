@@ -84,7 +84,7 @@ private Q_SLOTS:
     QVERIFY2(r.err.contains(QStringLiteral("usage: lattice-cli lower MODEL -o DIR")), qPrintable(r.err));
   }
 
-  // Issue 18.8: `lower` alone prints its usage and an example.
+  // `lower` alone prints its usage and an example.
   void noModelPrintsTheUsage() {
     const CliRun r = runCli({QStringLiteral("lower")});
     QCOMPARE(r.code, 2);
@@ -109,7 +109,7 @@ private Q_SLOTS:
     QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).size(), 1);
   }
 
-  // Issue 18.1: a folder that holds anything but an artifact is never replaced without --force,
+  // A folder that holds anything but an artifact is never replaced without --force,
   // and the refusal comes before the lowering.
   void refusesAFolderThatIsNotAnArtifact() {
     QTemporaryDir tmp;

@@ -1,4 +1,4 @@
-// The crafted reproducers of issue 18 item 2 (tests/data/repro, from ../shared/repro) through
+// The crafted reproducers (tests/data/repro, from ../shared/repro) through
 // lattice-cli: each untrusted checkpoint, TorchScript file and .ltfx archive must end in exit
 // code 1 with exactly one line on stderr that names the file, never a crash or an abort.
 // `checkpoints` runs `info example:sparse_resnet21d --weights FILE`, `models` runs `info FILE`,

@@ -1,4 +1,4 @@
-// End-to-end tests of `lattice-cli run` and `lattice-cli check` (issue 19 item 5): every case of
+// End-to-end tests of `lattice-cli run` and `lattice-cli check`: every case of
 // tests/data/conformance/manifest.json checks within its manifest tolerance (exit 0); a perturbed
 // expected file fails and names the output (exit 1); unreadable inputs or expected files and
 // usage errors exit 2; `run -o` writes outputs named as expected.safetensors names them, with

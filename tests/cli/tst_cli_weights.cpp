@@ -121,7 +121,7 @@ private Q_SLOTS:
     QCOMPARE(runCli(args).code, 2);
   }
 
-  // Issue 18.5: a TorchScript file has no example inputs; the error says to pass --input.
+  // A TorchScript file has no example inputs; the error says to pass --input.
   void torchScriptWithoutInputsSaysToPassThem() {
     REQUIRE_FIXTURES();
     QTemporaryDir tmp;

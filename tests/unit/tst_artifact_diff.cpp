@@ -1,4 +1,4 @@
-// Structural artifact diff (core/diff, issue #5 item 4): every conformance artifact diffs equal
+// Structural artifact diff (core/diff): every conformance artifact diffs equal
 // with itself; reordered attributes and consistently renamed values and symbols are no change;
 // each hand-made edit of a conformance graph.mlir (an attribute value, a type, an added op, a
 // removed op, an output renamed, a module attribute, an input type) is reported exactly; loading

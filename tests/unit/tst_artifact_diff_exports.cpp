@@ -1,4 +1,4 @@
-// The acceptance of issue #5 item 4 on real exports: every conformance model lowered by us diffs
+// The artifact diff on real exports: every conformance model lowered by us diffs
 // equal with the reference's expected.lattice (manifest.json), and a dense and an int4 export of
 // the same model differ exactly in the quantizable (conv3d / linear) weights: each such weight
 // op's `packing` attribute, the weight's stored form, and values within the quantization error

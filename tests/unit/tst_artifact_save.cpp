@@ -204,7 +204,7 @@ void TestArtifactSave::savesNewArtifact() {
   QCOMPARE(entries(parent), std::set<std::string>{"model.lattice"});
 }
 
-// Issue 18.1: the folder and files get the modes the umask gives, like anything the user makes.
+// The folder and files get the modes the umask gives, like anything the user makes.
 void TestArtifactSave::modesFollowTheUmask_data() {
   QTest::addColumn<unsigned>("mask");
   QTest::addColumn<unsigned>("dirMode");
@@ -253,7 +253,7 @@ void TestArtifactSave::replacesEmptyDirectory() {
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
 }
 
-// Issue 18.1: a folder with anything but graph.mlir and weights.safetensors in it is refused
+// A folder with anything but graph.mlir and weights.safetensors in it is refused
 // whole, naming the first foreign entries; `force` replaces it.
 void TestArtifactSave::refusesForeignEntries_data() {
   QTest::addColumn<QStringList>("files"); // relative paths to create, "dir/" for a directory
@@ -312,7 +312,7 @@ void TestArtifactSave::foreignEntriesListsWhatWouldBeDeleted() {
   QVERIFY(foreignArtifactEntries((m_parent / "missing").string(), 100).empty());
 }
 
-// Issue 18.7: without RENAME_EXCHANGE a save is two renames; a SIGKILL between them leaves the
+// Without RENAME_EXCHANGE a save is two renames; a SIGKILL between them leaves the
 // previous artifact in `.NAME-XXXXXX.previous` and no target. The next save puts it back, then
 // replaces it, and leaves nothing behind.
 void TestArtifactSave::recoversFromAKillBetweenTheRenames() {
@@ -548,7 +548,7 @@ void TestArtifactSave::parentSyncFailureAfterTheSwapIsAWarning() {
                                       ": Input/output error")});
 }
 
-// Issue 18.7: a target whose entries cannot be removed fails before anything is written or
+// A target whose entries cannot be removed fails before anything is written or
 // swapped, not after the new artifact is in place.
 void TestArtifactSave::unremovableTargetFailsFirst() {
   if (::geteuid() == 0)
@@ -566,7 +566,7 @@ void TestArtifactSave::unremovableTargetFailsFirst() {
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
 }
 
-// Issue 18.7: `lower` never writes a graph.mlir the reader would refuse.
+// `lower` never writes a graph.mlir the reader would refuse.
 void TestArtifactSave::refusesAGraphOverTheReaderLimit() {
   const Payload p = referencePayload("sparse_classifier");
   std::string huge = p.graph;

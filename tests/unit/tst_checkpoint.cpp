@@ -309,7 +309,7 @@ private Q_SLOTS:
     QCOMPARE((*tensors)[0].tensor.as<float>()[1], -2.0f);
   }
 
-  // --- Pickle bounds (untrusted data.pkl, issue 18 item 2); expectations worked out by hand ---
+  // --- Pickle bounds (untrusted data.pkl); expectations worked out by hand ---
 
   void pickleTensorBounds_data() {
     QTest::addColumn<qlonglong>("offset");

@@ -390,7 +390,7 @@ private Q_SLOTS:
     QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
   }
 
-  // Crafted archives (tests/data/repro, issue 18 item 2). The version record is checked before
+  // Crafted archives (tests/data/repro). The version record is checked before
   // LibTorch opens the zip (its reader leaks when its constructor throws), and a tensor's
   // size and stride are checked against its storage before contiguous() reads it.
   void reproducerArchivesAreRefused_data() {

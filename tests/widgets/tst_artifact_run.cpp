@@ -1,4 +1,4 @@
-// The artifact view's run bar (issue 21 items 2 and 4): an opened artifact run on its inputs and
+// The artifact view's run bar: an opened artifact run on its inputs and
 // checked against expected outputs. Expectations come from the conformance files: the manifest's
 // cases, inputs, expected outputs and tolerances (read here, not through the bar), the op count of
 // graph.mlir's text; the overlay colours follow from the run's own figures.

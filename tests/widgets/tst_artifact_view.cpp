@@ -1,4 +1,4 @@
-// The artifact view (issue #5 item 5) on the conformance artifacts. Expectations come from the
+// The artifact view on the conformance artifacts. Expectations come from the
 // files, never from the view: op-graph nodes and edges are counted from graph.mlir's text (one
 // op per ` = lattice.` line, operands as the `%` names between the op name and its attribute
 // dictionary or type), weight keys from the safetensors JSON header, and min/max/mean worked
@@ -180,7 +180,7 @@ void TestArtifactView::weightsTableRowsAreTheSafetensorsKeys() {
   QCOMPARE(view.weightsTable()->model()->rowCount(), keys.size());
 }
 
-// Issue 18.8: keys sort naturally, index by index.
+// Keys sort naturally, index by index.
 void TestArtifactView::weightKeysSortNaturally() {
   QStringList keys{"blocks.10.weight", "blocks.2.weight", "blocks.1.bias", "blocks.1.weight", "a9", "a10", "stem"};
   std::sort(keys.begin(), keys.end(), [](const QString& a, const QString& b) {
@@ -391,7 +391,7 @@ void TestArtifactView::unreadableArtifactDoesNotCrash() {
   QVERIFY(missing.diagnosticsModel()->errorCount() >= 1);
 }
 
-// Issue 18.8: an artifact whose weights.safetensors is cut short still shows its op graph (every
+// An artifact whose weights.safetensors is cut short still shows its op graph (every
 // argument and op of graph.mlir, counted from the text), with the weights error among the
 // diagnostics (shown) and in the header, and no weights.
 void TestArtifactView::truncatedWeightsStillShowTheGraph() {
@@ -427,7 +427,7 @@ void TestArtifactView::truncatedWeightsStillShowTheGraph() {
       weightsError |= view.diagnosticsModel()->index(r, c).data().toString().contains(
           QStringLiteral("weights.safetensors"));
   QVERIFY(weightsError);
-  QVERIFY2(doc.loadError.contains(QStringLiteral("truncated")), qPrintable(doc.loadError)); // issue 18.8
+  QVERIFY2(doc.loadError.contains(QStringLiteral("truncated")), qPrintable(doc.loadError));
   QVERIFY(view.diagnosticsModel()->errorCount() >= 1);
   QVERIFY(view.diagnosticsTable()->isVisibleTo(&view)); // the diagnostics tab is the one shown
   // Selecting an op still highlights its text.
@@ -454,7 +454,7 @@ void TestArtifactView::truncatedWeightsStillShowTheGraph() {
            qPrintable(cut.document()->loadError));
 }
 
-// Issue 18.8: Find in an artifact tab: the matches of a text are the nodes whose name, op or
+// Find in an artifact tab: the matches of a text are the nodes whose name, op or
 // attributes hold it (ignoring case), marked in the graph; Enter walks them, selecting each
 // everywhere; a blank text matches nothing; a reload keeps the search.
 void TestArtifactView::findMarksAndWalksOps() {

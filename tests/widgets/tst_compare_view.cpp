@@ -1,4 +1,4 @@
-// The compare view (issue #5 item 5). An artifact against itself: every node unchanged, each
+// The compare view. An artifact against itself: every node unchanged, each
 // node matched with itself, no differences. Against a copy edited by hand (one attribute of one
 // op, one value of one weight): exactly that op is coloured changed on both sides, the list
 // holds exactly those differences, and the weight's histogram of Δ holds the edit made (worked
@@ -375,7 +375,7 @@ void TestCompareView::compareWithLastExport() {
 }
 
 void TestCompareView::runBothDenseAgainstInt4() {
-  // Issue 21: a dense and an int4 export of SparseResNet21D, run on the same 2 000 random points.
+  // A dense and an int4 export of SparseResNet21D, run on the same 2 000 random points.
   // Expectations: `lattice-cli diff A B --random-inputs 2000 --json` (the ops over the tolerance
   // and the first of them), and the spec: every op before the first quantized weight is used
   // computes exactly what A computes (relative L2 0), and the first divergent op is a conv.

@@ -1,4 +1,4 @@
-// File ▸ Open Model…'s chooser (issue #4 item 1, issue #7): one dialog opens a TorchScript file or
+// File ▸ Open Model…'s chooser: one dialog opens a TorchScript file or
 // an .ltfx archive directory. Pressing Open on an archive directory selects it (a plain
 // QFileDialog would enter it), choosing its model.json selects the archive, a .pt file is itself,
 // and another directory is entered, not chosen.

@@ -337,7 +337,7 @@ void TestPanelsExport::invalidFieldsFailAtOnce() {
 }
 
 
-// Issue 18.1: exporting onto a folder that holds the user's files asks first, lists what would
+// Exporting onto a folder that holds the user's files asks first, lists what would
 // be deleted, defaults to No; No keeps every file, Yes replaces the folder with the artifact.
 void TestPanelsExport::foreignFolderIsReplacedOnlyWhenConfirmed_data() {
   QTest::addColumn<bool>("yes");

@@ -220,7 +220,7 @@ void TestPanelsModuleTree::modelResetsOnNewModel() {
   QCOMPARE(model.rowCount(model.indexOfPath(QStringLiteral("blocks"))), 1);
 }
 
-// Issue 18.8: SparseResUNet42's `encoders` and `decoders` are ModuleLists and each
+// SparseResUNet42's `encoders` and `decoders` are ModuleLists and each
 // `decoders.K` a ModuleDict (Examples: the backbone as torch-lattice records it). The graph
 // calls their children (`encoders.0`, `decoders.0.upsample`), never them, so they are shown as
 // containers without a leaf checkbox. Every other row's checkbox must agree with the traced
@@ -284,7 +284,7 @@ void TestPanelsModuleTree::containersHaveNoLeafDecision() {
   QVERIFY(!model.indexOfPath(QStringLiteral("encoders.2.1")).data(ModuleTreeModel::InsideLeafRole).toBool());
 }
 
-// Issue 18.8: leaf toggles are undoable (LeafEdits: Edit ▸ Undo / Redo in the window). Undo and
+// Leaf toggles are undoable (LeafEdits: Edit ▸ Undo / Redo in the window). Undo and
 // redo select the toggled module and give back the graph of before and after (node counts as in
 // the file comment); a failed trace is undone like any toggle; a new model starts a fresh history.
 void TestPanelsModuleTree::leafTogglesUndoAndRedo() {

@@ -1,4 +1,4 @@
-// The studio window with its panels (issue #4's "Done when"): on example:sparse_resunet42, F10
+// The studio window with its panels: on example:sparse_resunet42, F10
 // steps the interpreter with values and MLIR appearing, and File ▸ Export Artifact… (the export
 // dialog, driven while it is modal) writes an artifact equal byte for byte to what
 // saveLatticeModelArtifact — `lattice-cli lower` — writes for the same model. A long run
@@ -216,7 +216,7 @@ void TestPanelsWindow::stepAndExportThroughTheMenu() {
   QCOMPARE(session->executedNodes().size(), 5);
 }
 
-// Issue 18.8: F5 starts when idle and continues when paused, as in every debugger; Restart is
+// F5 starts when idle and continues when paused, as in every debugger; Restart is
 // Ctrl+Shift+F5. The status bar counts "1 breakpoint".
 void TestPanelsWindow::f5ContinuesWhenPausedAndRestartStartsOver() {
   MainWindow window;
@@ -406,7 +406,7 @@ void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue_data() {
   QTest::newRow("one node per slice") << 0;
 }
 
-// Issue 18.8: after Continue stops (a breakpoint, the end) the value table shows the last
+// After Continue stops (a breakpoint, the end) the value table shows the last
 // executed row and the row of the node that runs next, however many rows the run appended.
 void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
   QFETCH(int, sliceBudget);
@@ -439,7 +439,7 @@ void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
   QVERIFY(shown(interpreter->valueModel()->rowCount() - 1));
 }
 
-// Issue 18.8: Edit ▸ Undo (Ctrl+Z) and Redo (Ctrl+Shift+Z) take back and repeat a leaf toggle
+// Edit ▸ Undo (Ctrl+Z) and Redo (Ctrl+Shift+Z) take back and repeat a leaf toggle
 // made in the module tree, and after each re-layout the graph shows the toggled module (its
 // call node as a leaf, its frame when inlined) even when the view was scrolled elsewhere.
 void TestPanelsWindow::leafUndoRedoKeepsTheModuleInView() {
@@ -503,7 +503,7 @@ void TestPanelsWindow::leafUndoRedoKeepsTheModuleInView() {
   QCOMPARE(int(session->graph()->size()), 122);
 }
 
-// Issue 18.8: every setting is written when it changes, not only when the window closes: the
+// Every setting is written when it changes, not only when the window closes: the
 // settings file on disk has it at once, and another window (the first never closed) starts
 // with it.
 void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
@@ -566,7 +566,7 @@ void TestPanelsWindow::settingsAreSavedWhenTheyChange() {
   delete window; // no closeEvent
 }
 
-// Issue 18.8: an artifact that does not validate (or is no artifact at all) is not added to
+// An artifact that does not validate (or is no artifact at all) is not added to
 // Recent Files; one that validates is.
 void TestPanelsWindow::onlyValidArtifactsBecomeRecent() {
   MainWindow window;
@@ -605,7 +605,7 @@ void TestPanelsWindow::onlyValidArtifactsBecomeRecent() {
   QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList(), QStringList{valid});
 }
 
-// Issue 18.8: File ▸ Open Artifact… starts in the folder of the last export, that export
+// File ▸ Open Artifact… starts in the folder of the last export, that export
 // selected; after opening another artifact, at that one; in a new window, where the last ended.
 void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
   QTemporaryDir dir;
@@ -647,7 +647,7 @@ void TestPanelsWindow::openArtifactStartsAtTheLastExport() {
   QCOMPARE(dialogStart(next).first, QFileInfo(exported).absolutePath());
 }
 
-// Issue 18.8: View ▸ Find (Ctrl+F) works on an artifact tab: it opens that tab's Find bar, whose
+// View ▸ Find (Ctrl+F) works on an artifact tab: it opens that tab's Find bar, whose
 // matches are the artifact's ops, and Enter selects them; on the model tab it is the graph's.
 void TestPanelsWindow::findWorksInArtifactTabs() {
   MainWindow window;

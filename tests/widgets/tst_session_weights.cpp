@@ -1,4 +1,4 @@
-// File ▸ Load Weights… (issue #7 item 2) through the session and the main window. A checkpoint
+// File ▸ Load Weights… through the session and the main window. A checkpoint
 // written here gives every F32 tensor of sparse_classifier one constant of its own; after
 // loading it the exported weights.safetensors holds exactly those constants (whatever layout
 // the export chooses, every element of a constant tensor is that constant), while an export made

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ArtifactGraphView: an artifact's op graph on screen (issue #5 item 5). It measures the
+/// \file ArtifactGraphView: an artifact's op graph on screen. It measures the
 /// labels on the UI thread, lays the graph out on a worker thread (ArtifactLayout: Graphviz up to
 /// 800 nodes, the layered fallback above; a newer graph cancels and drops an older layout), builds
 /// ArtifactNodeItems and EdgeItems a slice per event-loop turn (120 000 ops never freeze the

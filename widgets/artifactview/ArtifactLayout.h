@@ -1,5 +1,5 @@
 #pragma once
-/// \file Layout of an ArtifactOpGraph (issue #5 item 5). Up to graphvizNodeLimit() nodes the
+/// \file Layout of an ArtifactOpGraph. Up to graphvizNodeLimit() nodes the
 /// whole graph goes through one Graphviz `dot` call (core/layout computeLayout). Larger graphs
 /// (an export of example:chain:10000 has 30 000 ops) would take minutes in `dot`, and an op
 /// graph has no module hierarchy to collapse, so they get a linear-time layered layout instead:
@@ -27,7 +27,7 @@ struct ArtifactLayout {
   LayoutResult result;
 };
 
-/// Largest graph laid out with Graphviz (the view layer's per-call bound, issue #4).
+/// Largest graph laid out with Graphviz (the view layer's per-call bound).
 constexpr int graphvizNodeLimit() {
   return 800;
 }

@@ -1,6 +1,6 @@
 #pragma once
 /// \file ArtifactOpGraph: the node/edge view of an artifact's entry function that the artifact
-/// and compare views lay out and draw (issue #5 item 5). One node per function argument, then
+/// and compare views lay out and draw. One node per function argument, then
 /// one per op, in source order; one edge per operand use, from the node defining the value (an
 /// argument or the op with that result) to the op using it. Values nobody defines (the verifier
 /// reports them) get no edge. Each node knows the MLIR lines it was written on, so the text

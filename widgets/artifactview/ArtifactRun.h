@@ -1,5 +1,5 @@
 #pragma once
-/// \file ArtifactRun: an opened artifact executed on the CPU runtime (issue 21 items 2 and 4), as
+/// \file ArtifactRun: an opened artifact executed on the CPU runtime, as
 /// `lattice-cli run` / `lattice-cli check ARTIFACT --inputs … --expected …` do it. The run bar
 /// above an ArtifactView's op graph chooses the inputs (random points from the ABI, or an inputs
 /// file) and, optionally, an expected-outputs file as the golden; Run (or Debug ▸ Run on Inputs,

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ArtifactView: an opened lattice artifact (File ▸ Open Artifact…, issue #5 item 5): its
+/// \file ArtifactView: an opened lattice artifact (File ▸ Open Artifact…): its
 /// op graph (ArtifactGraphView, coloured by op category), the graph.mlir text, the weights table
 /// and the verifier's diagnostics. Everything is read on a worker thread; selection is shared:
 /// selecting an op highlights its MLIR lines (and its weight rows), putting the cursor on a line

@@ -1,4 +1,4 @@
-// CompareView's Run Both (issue 21 item 4): both artifacts executed on the same inputs, every
+// CompareView's Run Both: both artifacts executed on the same inputs, every
 // matched op coloured by B's error against A, the error charted along the data flow.
 #include "artifactview/CompareView.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file CompareView: two artifacts side by side (Tools ▸ Compare Artifacts…, issue #5 item 5).
+/// \file CompareView: two artifacts side by side (Tools ▸ Compare Artifacts…).
 /// Both are read and diffed on a worker thread (loadArtifact, diffArtifacts). Each side's op
 /// graph is coloured by diff status (unchanged / changed / added / removed, with a legend);
 /// selecting an op on one side selects its match on the other, and scrolling one side centres
@@ -73,7 +73,7 @@ public:
   /// What the worker hands back (defined in the .cpp).
   struct Result;
 
-  // --- Run Both (issue 21 item 4, CompareRunBoth.cpp) ------------------------------------------
+  // --- Run Both ------------------------------------------
 
   /// Runs A and B on the same `points` random inputs made from B's ABI (seed `seed`, as
   /// `lattice-cli diff A B --random-inputs POINTS:SEED` does) on a worker, then colours both op

@@ -1,5 +1,5 @@
 #pragma once
-/// \file DiffListModel: the compare view's list of differences (issue #5 item 5), a table over an
+/// \file DiffListModel: the compare view's list of differences, a table over an
 /// ArtifactDiff: module attribute changes, ABI changes, ops that are not unchanged (changed,
 /// added, removed, with every field change) and weights that are not unchanged (form and value
 /// statistics), in that order. An equal diff has no rows.

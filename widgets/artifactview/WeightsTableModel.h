@@ -1,5 +1,5 @@
 #pragma once
-/// \file WeightsTableModel: the artifact view's weights table (issue #5 item 5), one row per
+/// \file WeightsTableModel: the artifact view's weights table, one row per
 /// tensor of weights.safetensors in file order: key, dtype, shape, bytes, min, max, mean.
 /// Min/max/mean are computed on a worker thread, row by row, and appear as they are ready
 /// ("…" until then), so a huge weights file never blocks the UI. The `.weight` tensor of a

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ValueInspector: everything about one runtime value (issue 21, value inspector). A title
+/// \file ValueInspector: everything about one runtime value. A title
 /// (the SSA or node name and describeValue), a summary form (kind, dtype, shape; active rows,
 /// channels, stride and capacity of a sparse value; element, NaN, ±inf and zero counts; min,
 /// max, mean and std of the finite elements), the histogram of its elements (HistogramChart),

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ValuesPanel: the numeric debugger's dock (issue 21 items 3 and 4). For the node selected
+/// \file ValuesPanel: the numeric debugger's dock. For the node selected
 /// in the session (none selected: the node the interpreter executed last) it shows the concrete value the run computed (ValueInspector: summary,
 /// histogram, rows, Save Value…; a tuple's items through a chooser), the node's time, and — with
 /// a recorded golden — its error against PyTorch, above a chart of every node's error along the

@@ -1,5 +1,5 @@
 #pragma once
-/// \file DiagnosticsModel: the errors of the current session (issue #4 item 5) as a list: the
+/// \file DiagnosticsModel: the errors of the current session as a list: the
 /// node an error stopped at (empty when none) and its message. Interpreter errors come from
 /// StudioSession::interpreterFailed (the latest replaces an earlier one: the interpreter holds at
 /// most one), trace errors from traceFailed, load errors from modelLoadFailed, and, once

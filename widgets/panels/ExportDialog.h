@@ -1,10 +1,10 @@
 #pragma once
-/// \file ExportDialog: File ▸ Export Artifact… (issue #4 item 6). It starts from the archive's
+/// \file ExportDialog: File ▸ Export Artifact… It starts from the archive's
 /// lowering hints (or the options last used for this model, kept in QSettings), lets the user
 /// edit them (batch size; input dtype; output names; quantization none/int8/int4 with group size
 /// and scale dtype; the target directory) and the inputs (an InputSpecEditor over the session's
 /// one input list, which the interpreter uses too: add, remove, reorder; per input sparse/dense,
-/// dtype, channels, stride or tensor type; issue 18 item 5), then runs saveLatticeModelArtifact
+/// dtype, channels, stride or tensor type), then runs saveLatticeModelArtifact
 /// on a worker thread with a cancellable progress dialog. Cancelling leaves no partial artifact
 /// (the previous one stays). At the end a summary page offers "Open Artifact".
 ///

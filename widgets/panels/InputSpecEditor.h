@@ -1,8 +1,8 @@
 #pragma once
-/// \file InputSpecEditor: the Inputs table (issue 18 item 5), the one place where a model's
+/// \file InputSpecEditor: the Inputs table, the one place where a model's
 /// input specs are edited. The same widget sits in File ▸ Export Artifact… and in the Inputs
 /// dialog (Debug ▸ Edit Inputs… and Run Inputs…, Inputs… in the Interpreter panel), which also
-/// holds the run's input values (issue 21 item 1); both edit the session's one list
+/// holds the run's input values; both edit the session's one list
 /// (StudioSession::inputSpecs), which the interpreter's F5, the export and the numeric run's
 /// lowering use and which is remembered per model.
 ///

@@ -1,5 +1,5 @@
 #pragma once
-/// \file InspectorModel: what the inspector shows (issue #4 item 4) as a property tree. Pure
+/// \file InspectorModel: what the inspector shows as a property tree. Pure
 /// functions describe an FX node (op, target, args, kwargs, users, its interpreter value and what
 /// it emitted) and a module (type, bases, attributes, parameters and buffers with dtype, shape
 /// and bytes); InspectorModel adapts the session's current selection to a Qt tree model.

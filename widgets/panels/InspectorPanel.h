@@ -1,5 +1,5 @@
 #pragma once
-/// \file InspectorPanel: the inspector view (issue #4 item 4) over an InspectorModel: the selected
+/// \file InspectorPanel: the inspector view over an InspectorModel: the selected
 /// node (op, target, args, kwargs, users, value, emitted MLIR) and the selected module (or the
 /// module a selected call_module node calls). Double-clicking a row that names a node (an
 /// argument, a user) selects that node.

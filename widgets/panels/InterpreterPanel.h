@@ -1,5 +1,5 @@
 #pragma once
-/// \file InterpreterPanel: the step-through debugger panel (issue #4 item 5). A tool bar drives
+/// \file InterpreterPanel: the step-through debugger panel. A tool bar drives
 /// the session (Start/Restart, Step, Continue, Run to Selected, Stop, Toggle Breakpoint, and
 /// Inputs…, which opens the Inputs table the interpreter starts from), a
 /// table (ValueTableModel) lists every executed node with its symbolic value and marks the node

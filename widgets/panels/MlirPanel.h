@@ -1,5 +1,5 @@
 #pragma once
-/// \file MlirPanel: graph.mlir as the interpreter builds it (issue #4 item 5). The text grows by
+/// \file MlirPanel: graph.mlir as the interpreter builds it. The text grows by
 /// appending the lines of newly emitted ops after each step (the writer renders each op's line
 /// once, so a 40k-line artifact is never re-rendered per step); when the lowering finishes, the
 /// header's output names, the result type and the `return` are patched in, so the text then equals

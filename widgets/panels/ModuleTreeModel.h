@@ -1,5 +1,5 @@
 #pragma once
-/// \file ModuleTreeModel: the session's module tree as a Qt tree model (issue #4 item 4). One row
+/// \file ModuleTreeModel: the session's module tree as a Qt tree model. One row
 /// per ModuleInfo, children in registration order. Columns: the local name, the class name, the
 /// leaf decision (checkable: checked keeps the module as one call_module node, unchecked inlines
 /// its graph) and whether the type has a lattice lowering. Checking a box calls

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ModuleTreePanel: the module tree view (issue #4 item 4) over a ModuleTreeModel. Selecting
+/// \file ModuleTreePanel: the module tree view over a ModuleTreeModel. Selecting
 /// a row selects the module in the session (and so in every panel); the Leaf checkbox and the
 /// context menu (Keep as Leaf / Inline / Use Tracer Default / Select Call Node) change how the
 /// module is traced.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file The studio's panels in one place (issue #4 items 4-6), which MainWindow creates as its
+/// \file The studio's panels in one place, which MainWindow creates as its
 /// docks: the module tree, the inspector, the interpreter (values and diagnostics) and the MLIR
 /// text; and the export dialog's entry point (File ▸ Export Artifact…).
 

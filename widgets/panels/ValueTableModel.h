@@ -1,5 +1,5 @@
 #pragma once
-/// \file ValueTableModel: the interpreter's environment as a table (issue #4 item 5). One row per
+/// \file ValueTableModel: the interpreter's environment as a table. One row per
 /// executed node, in execution order, with its symbolic value (kind, channels, dtype, SSA name,
 /// MLIR type), then one row for the node that runs next (or the node that failed), marked as
 /// current. The first column holds the node's breakpoint (checkable). Rows are only appended
