@@ -1,7 +1,8 @@
 // Affine group quantization (lattice-artifact-format.md §13.3, lowering.md §5.7) and its inverse,
 // in plain C++: every step is scalar IEEE float32 arithmetic with round-half-even, which is what
 // the reference's torch ops compute, so no LibTorch is needed here. The f32 -> f16 cast of
-// scales and biases goes through toDType (TorchOps.cpp). The conv re-layout lives there too.
+// scales and biases goes through toDType (DTypeConversion.cpp); the conv re-layout is in
+// WeightRelayout.cpp.
 
 #include "lowering/WeightPacking.h"
 

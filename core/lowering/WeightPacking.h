@@ -1,7 +1,7 @@
 #pragma once
 /// \file Weight packing for lattice artifacts: the conv weight re-layout (lowering.md §5.8), affine
 /// group quantization and its inverse (lattice-artifact-format.md §13.3) and dtype conversion.
-/// Everything works on TensorData; LibTorch stays inside the implementation.
+/// Everything works on TensorData, in plain C++.
 
 #include "support/Expected.h"
 #include "tensor/Safetensors.h"
@@ -52,9 +52,10 @@ Expected<QuantizedWeight> quantizeAffine(const TensorData& logical, int bits, in
 Expected<TensorData> dequantizeAffine(const QuantizedWeight& packed, int bits, int groupSize,
                                       const std::vector<int64_t>& logicalShape);
 
-/// Converts element types with torch semantics (float → f16 rounds to nearest even; float →
-/// integer truncates toward zero). Same dtype returns the input unchanged (sharing its bytes).
-/// Unsigned 16/32/64-bit types are not supported by the bundled LibTorch and give an error.
+/// Converts element types with torch semantics, exactly as `Tensor.to(dtype)` of LibTorch 1.13
+/// on the CPU (float → f16 rounds to nearest even; float → integer truncates toward zero; every
+/// case in DTypeConversion.cpp). Same dtype returns the input unchanged (sharing its bytes).
+/// Unsigned 16/32/64-bit types, which LibTorch 1.13 has no tensors of, give an error.
 Expected<TensorData> toDType(const TensorData& tensor, DType dtype);
 
 /// Python's spelling of a torch dtype for messages: "torch.float32", "torch.int64", ...
