@@ -3,9 +3,10 @@
 // on example:chain at 1 000 and 10 000 blocks, whose time per op must not grow with the graph.
 // Each case runs in its own process (so its peak RSS is its own) and reports, for the median of
 // the timed runs: total time, kernel-map time and its share, conv GFLOP/s (2·edges·C_in·C_out per
-// second of conv time without kernel maps), the same-run roofline (LibTorch's GEMM on exactly the
-// GEMM shapes the convs ran, without gather or scatter), the peak RSS of the run against
-// 2 × (weights + the two largest activations), and the exact mode's time.
+// second of conv time without kernel maps), the same-run roofline (runtime::gemm, the cblas_sgemm
+// the convs call, on exactly the GEMM shapes they ran, on contiguous operands, without gather or
+// scatter), the peak RSS of the run against 2 × (weights + the two largest activations), and the
+// exact mode's time.
 //
 //   lattice-bench --runtime [--json] [--runs N] [--cases a,b] [--threads N]
 

@@ -2,7 +2,8 @@
 # Checks the Debian package of Lattice Studio.
 # Usage: packaging/test-package.sh [FILE.deb]   (default: builds it with packaging/package.sh)
 #  1. its control fields: name, version, and a dependency on the package of every shared
-#     library the binaries link directly (as this machine resolves them) and on libqt6svg6;
+#     library the binaries link directly (as this machine resolves them), on libqt6svg6 and on
+#     OpenBLAS;
 #  2. unpacked into a scratch root with `dpkg -x` (no root needed), the installed tree passes
 #     tests/packaging/check-installed-tree.sh: files in place and valid, the installed
 #     `lattice-cli --version` and `lattice-studio --help` run without a display, the studio
@@ -46,6 +47,7 @@ echo "test-package: Depends: $depends"
 dep_names=" $(sed -E 's/\([^)]*\)//g; s/[,|]/ /g' <<<"$depends" | tr -s ' ') "
 has_dep() { [[ "$dep_names" == *" $1 "* ]] || [[ "$dep_names" == *" $1:"* ]]; }
 has_dep libqt6svg6 || fail "Depends lacks libqt6svg6 (the SVG icon engine the studio's icons need)"
+has_dep libopenblas0-pthread || fail "Depends lacks libopenblas0-pthread (the BLAS the runtime loads for its GEMMs)"
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
