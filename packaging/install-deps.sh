@@ -6,7 +6,7 @@ set -euo pipefail
 # qt6-charts-dev draws the studio's charts; its CMake config needs Qt6OpenGL(Widgets)'s, which
 # Debian 12 ships in libqt6opengl6-dev without qt6-charts-dev depending on it. The runtime's GEMMs
 # call CBLAS (cblas.h from libblas-dev) in libblas.so.3, which the alternatives resolve to OpenBLAS
-# from libopenblas0-pthread.
+# from libopenblas0-pthread. libtorch-dev builds the TorchScript plugin.
 packages=(
   cmake g++ make ccache pkg-config
   qt6-base-dev qt6-svg-dev qt6-charts-dev libqt6opengl6-dev libgl-dev

@@ -2,8 +2,8 @@
 # Checks the Debian package of Lattice Studio.
 # Usage: packaging/test-package.sh [FILE.deb]   (default: builds it with packaging/package.sh)
 #  1. its control fields: name, version, and a dependency on the package of every shared
-#     library the binaries link directly (as this machine resolves them), on libqt6svg6 and on
-#     OpenBLAS;
+#     library the binaries and the TorchScript plugin link directly (as this machine resolves
+#     them), on libqt6svg6 and on OpenBLAS;
 #  2. unpacked into a scratch root with `dpkg -x` (no root needed), the installed tree passes
 #     tests/packaging/check-installed-tree.sh: files in place and valid, the installed
 #     `lattice-cli --version` and `lattice-studio --help` run without a display, the studio
@@ -53,7 +53,10 @@ scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 dpkg-deb -x "$deb" "$scratch/root" || die "dpkg-deb -x $deb failed"
 
-# Every directly linked library comes from a package the .deb depends on.
+# Every directly linked library comes from a package the .deb depends on; the TorchScript plugin
+# (loaded by the programs when they read a PyTorch archive) counts as a binary.
+plugin="$scratch/root/usr/lib/lattice-studio/lattice-torchscript.so"
+[ -f "$plugin" ] || fail "no TorchScript plugin at /usr/lib/lattice-studio/lattice-torchscript.so"
 owner() { # PATH -> the package that installed it ("" when none); tries the merged-/usr twin too
   local p="$1" alt pkg
   case "$p" in /usr/*) alt="${p#/usr}" ;; *) alt="/usr$p" ;; esac
@@ -62,7 +65,8 @@ owner() { # PATH -> the package that installed it ("" when none); tries the merg
     [ -n "$pkg" ] && { echo "$pkg"; return; }
   done
 }
-for bin in "$scratch"/root/usr/bin/*; do
+for bin in "$scratch"/root/usr/bin/* "$plugin"; do
+  [ -f "$bin" ] || continue
   resolved="$(ldd "$bin")"
   for soname in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
     # "libfoo.so.1 => /path (addr)", or for the dynamic loader "/path/ld-linux... (addr)".

@@ -1,14 +1,16 @@
-// TorchScript archives and torch.save'd tensors through LibTorch: the module tree (types,
-// attributes, weights, signatures) and the entry points. The forward graphs are converted in
-// TorchScriptGraph.cpp; a torch.save'd pickle is read by TorchPickle.cpp from the zip records
-// LibTorch's PyTorchStreamReader hands out. Deliberately not supported: the legacy (pre-1.6,
-// non-zip) torch.save format, and anything the graph converter refuses. LibTorch exceptions
-// stop here.
+// The TorchScript plugin (lattice-torchscript.so, the one binary that links LibTorch; see
+// TorchScriptPlugin.h): TorchScript archives and torch.save'd tensors through LibTorch, the module
+// tree (types, attributes, weights, signatures) and the plugin's entry point. The forward graphs
+// are converted in TorchScriptGraph.cpp; a torch.save'd pickle is read by TorchPickle.cpp from
+// the zip records LibTorch's PyTorchStreamReader hands out. Deliberately not supported: the
+// legacy (pre-1.6, non-zip) torch.save format, and anything the graph converter refuses.
+// LibTorch exceptions stop here.
 #include "model/torchscript/TorchScriptImporter.h"
 
 #include "model/torchscript/TorchPickle.h"
 #include "tensor/TensorData.h"
 #include "model/torchscript/TorchScriptGraph.h"
+#include "model/torchscript/TorchScriptPlugin.h"
 
 #include <torch/script.h>
 #include <caffe2/serialize/inline_container.h>
@@ -436,14 +438,9 @@ std::vector<SignatureParam> torchScriptSignature(const c10::FunctionSchema& sche
   return params;
 }
 
-bool isZipFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char magic[4] = {};
-  in.read(magic, 4);
-  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
-}
+namespace {
 
-Expected<Model> importTorchScript(const std::string& path) {
+Expected<Model> importModule(const std::string& path) {
   constexpr const char* kWhat = "not a TorchScript archive";
   return guarded<Model>(path, kWhat, [&]() -> Expected<Model> {
     checkZip(path, kWhat);
@@ -459,7 +456,7 @@ Expected<Model> importTorchScript(const std::string& path) {
   });
 }
 
-Expected<std::vector<NamedTensor>> readTorchTensors(const std::string& path) {
+Expected<std::vector<NamedTensor>> readTensors(const std::string& path) {
   constexpr const char* kWhat = "not a torch.save checkpoint";
   return guarded<std::vector<NamedTensor>>(path, kWhat, [&]() -> Expected<std::vector<NamedTensor>> {
     checkZip(path, kWhat);
@@ -486,4 +483,13 @@ Expected<std::vector<NamedTensor>> readTorchTensors(const std::string& path) {
   });
 }
 
+} // namespace
+
 } // namespace lattice
+
+/// The plugin's entry point (TorchScriptPlugin.h); every other symbol of the plugin is hidden.
+extern "C" __attribute__((visibility("default"))) const lattice::TorchScriptPlugin*
+lattice_torchscript_plugin(const char* abi) {
+  static const lattice::TorchScriptPlugin plugin{&lattice::importModule, &lattice::readTensors};
+  return abi && lattice::torchScriptPluginAbi() == abi ? &plugin : nullptr;
+}

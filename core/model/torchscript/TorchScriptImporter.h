@@ -1,6 +1,10 @@
 #pragma once
 /// \file PyTorch's own files read through LibTorch: TorchScript archives (`torch.jit.save`) as a
-/// Model, and the tensors of `torch.save`d state_dicts. No LibTorch type appears here.
+/// Model, and the tensors of `torch.save`d state_dicts. No LibTorch type appears here, and the
+/// programs do not link LibTorch: the first call loads the TorchScript plugin
+/// (`lattice-torchscript.so`, TorchScriptPlugin.h) from `../lib/lattice-studio/` beside the
+/// executable (or from the path in the environment variable LATTICE_TORCHSCRIPT_PLUGIN), and
+/// LibTorch with it; when it cannot be loaded, both functions return an error saying why.
 ///
 /// What a TorchScript archive cannot tell us, and how the imported model differs from what
 /// `torch.fx.symbolic_trace` records for the same Python module (tests/unit/tst_torchscript.cpp
