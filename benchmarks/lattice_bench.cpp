@@ -4,6 +4,7 @@
 //
 //   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
 //   lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]   (runtime_bench.cpp)
+//   lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]   (startup_bench.cpp)
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
@@ -12,6 +13,7 @@
 // when their cases ran.
 
 #include "runtime_bench.h"
+#include "startup_bench.h"
 
 #include "lowering/Lowering.h"
 #include "model/LoadModel.h"
@@ -111,6 +113,8 @@ double measureDiskWrite(const fs::path& dir, uint64_t bytes) {
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--runtime") return runtimeBenchMain(argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--startup") return startupBenchMain(argc, argv);
   std::string dirArg;
   std::string casesArg;
   int runs = 5;
@@ -125,7 +129,8 @@ int main(int argc, char** argv) {
     else if (a == "--cases" && i + 1 < argc) casesArg = argv[++i];
     else {
       std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n"
-                   "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n";
+                   "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n"
+                   "       lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]\n";
       return 2;
     }
   }

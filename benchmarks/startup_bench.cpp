@@ -1,0 +1,200 @@
+// lattice-bench --startup: how long lattice-cli takes from exec to exit for the commands that
+// need no LibTorch: `--version`, and `validate` of a small artifact (by default one it lowers
+// from example:chain:2 into a temporary directory; --artifact DIR for another). Each command
+// runs N times after one warm-up; the median and the fastest wall times are printed, with the
+// shared libraries the executable loads (the dynamic loader's own list, as ldd prints it).
+//
+//   lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]
+
+#include "startup_bench.h"
+
+#include "lowering/Lowering.h"
+#include "model/LoadModel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using namespace lattice;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string selfDir() {
+  std::vector<char> buf(4096);
+  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  const std::string path = n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string(".");
+  return path.substr(0, path.rfind('/'));
+}
+
+/// Runs `argv` with its output to `out` (a file, /dev/null by default) and `extraEnv` added to
+/// the environment; the wall time in milliseconds, or -1 when it could not run or failed.
+double runOnce(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv = {},
+               const std::string& out = "/dev/null") {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> envStrings;
+  for (char** e = environ; *e; ++e) envStrings.emplace_back(*e);
+  envStrings.insert(envStrings.end(), extraEnv.begin(), extraEnv.end());
+  std::vector<char*> env;
+  for (const std::string& e : envStrings) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const auto t0 = Clock::now();
+  pid_t pid = 0;
+  const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
+}
+
+/// The shared libraries `exe` loads, as the dynamic loader lists them for ldd.
+std::vector<std::string> loadedLibraries(const std::string& exe, const fs::path& scratch) {
+  const std::string listFile = (scratch / "libraries.txt").string();
+  std::vector<std::string> libs;
+  if (runOnce({exe}, {"LD_TRACE_LOADED_OBJECTS=1"}, listFile) < 0) return libs;
+  std::ifstream in(listFile);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t") != std::string::npos) libs.push_back(line);
+  return libs;
+}
+
+struct Timing {
+  std::string command;
+  double medianMs = 0, minMs = 0;
+};
+
+} // namespace
+
+int startupBenchMain(int argc, char** argv) {
+  int runs = 20;
+  bool json = false;
+  std::string cli = selfDir() + "/lattice-cli";
+  std::string artifact;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--startup") continue;
+    if (a == "--json") json = true;
+    else if (a == "--runs" && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--cli" && i + 1 < argc) cli = argv[++i];
+    else if (a == "--artifact" && i + 1 < argc) artifact = argv[++i];
+    else {
+      std::cerr << "usage: lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]\n";
+      return 2;
+    }
+  }
+  if (::access(cli.c_str(), X_OK) != 0) {
+    std::cerr << "lattice-bench: " << cli << ": not an executable (build lattice-cli, or pass --cli PATH)\n";
+    return 1;
+  }
+  const fs::path scratch = fs::temp_directory_path() / ("lattice-bench-startup-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::create_directories(scratch, ec);
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } cleanup{scratch};
+
+  std::string artifactLabel = artifact;
+  if (artifact.empty()) {
+    const std::string model = "example:chain:2";
+    auto loaded = loadModel(model);
+    if (!loaded) {
+      std::cerr << "lattice-bench: " << loaded.message() << '\n';
+      return 1;
+    }
+    artifact = (scratch / "chain2.lattice").string();
+    if (Status s = saveLatticeModelArtifact(*loaded, artifact); !s) {
+      std::cerr << "lattice-bench: lowering " << model << ": " << s.message() << '\n';
+      return 1;
+    }
+    artifactLabel = model + " lowered";
+  }
+  std::size_t ops = 0;
+  {
+    std::ifstream graph(fs::path(artifact) / "graph.mlir");
+    std::string line;
+    while (std::getline(graph, line))
+      if (line.find("= \"lattice.") != std::string::npos || line.find("= lattice.") != std::string::npos) ++ops;
+  }
+
+  const std::vector<std::string> libs = loadedLibraries(cli, scratch);
+  const bool torch = std::any_of(libs.begin(), libs.end(),
+                                 [](const std::string& l) { return l.find("libtorch") != std::string::npos; });
+
+  std::vector<Timing> timings;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{cli, "--version"}, std::vector<std::string>{cli, "validate", artifact}}) {
+    std::vector<double> times;
+    for (int i = 0; i <= runs; ++i) {
+      const double ms = runOnce(args);
+      if (ms < 0) {
+        std::cerr << "lattice-bench: " << args[0] << ' ' << args[1] << " failed\n";
+        return 1;
+      }
+      if (i > 0) times.push_back(ms); // the first run warms the page cache
+    }
+    Timing t;
+    t.command = args[1] == "--version" ? "lattice-cli --version" : "lattice-cli validate (" + std::to_string(ops) + " ops)";
+    t.medianMs = median(times);
+    t.minMs = *std::min_element(times.begin(), times.end());
+    timings.push_back(t);
+  }
+
+  if (json) {
+    nlohmann::json out = {{"cli", cli},
+                          {"artifact", artifactLabel},
+                          {"artifact_ops", ops},
+                          {"runs", runs},
+                          {"shared_libraries", libs.size()},
+                          {"libtorch_linked", torch},
+                          {"commands", nlohmann::json::array()}};
+    for (const Timing& t : timings)
+      out["commands"].push_back({{"command", t.command}, {"median_ms", t.medianMs}, {"min_ms", t.minMs}});
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  std::printf("%s: %zu shared libraries, LibTorch %s\n", cli.c_str(), libs.size(),
+              torch ? "linked" : "not linked (loaded on demand for TorchScript)");
+  std::printf("validate artifact: %s, %zu ops\n\n", artifactLabel.c_str(), ops);
+  std::printf("%-34s %10s %10s   (%d runs after one warm-up)\n", "command", "median ms", "min ms", runs);
+  for (const Timing& t : timings) std::printf("%-34s %10.1f %10.1f\n", t.command.c_str(), t.medianMs, t.minMs);
+  std::printf("target: <= 100 ms wall for each on an idle machine\n");
+  return 0;
+}
