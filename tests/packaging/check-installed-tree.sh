@@ -2,8 +2,9 @@
 # check-installed-tree.sh [--system] PREFIX VERSION: checks an installation of Lattice Studio under
 # PREFIX (`cmake --install --prefix DIR/usr`, the usr/ of a `dpkg -x` of the .deb, or with
 # --system a prefix shared with other packages, such as /usr after `dpkg -i`): every file the
-# desktop needs is in place and valid, the binaries resolve their libraries without an RPATH,
-# report VERSION, answer --help without a display, and the studio renders a model offscreen.
+# desktop needs is in place and valid, the binaries and the TorchScript plugin resolve their
+# libraries without an RPATH, the binaries report VERSION and answer --help without a display,
+# lattice-cli finds the plugin, and the studio renders a model offscreen.
 # One line per failure; exit 1 when anything failed.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -40,6 +41,8 @@ validate() { # MODE FILE...: validate.sh, where a missing validator is a note, n
 for f in bin/lattice-cli bin/lattice-studio; do
   [ -x "$prefix/$f" ] || fail "not installed or not executable: $prefix/$f"
 done
+plugin=lib/lattice-studio/lattice-torchscript.so # the TorchScript plugin, loaded on demand
+need_file $plugin
 if [ $shared -eq 0 ]; then
   extra="$(ls "$prefix/bin" 2>/dev/null | grep -v -x -e lattice-cli -e lattice-studio)"
   [ -z "$extra" ] || fail "unexpected files in $prefix/bin: $(echo $extra)"
@@ -102,6 +105,10 @@ for b in lattice-cli lattice-studio; do
   missing="$(ldd "$bin" 2>&1 | grep 'not found')"
   [ -z "$missing" ] || fail "$bin: libraries not found:"$'\n'"$missing"
 done
+if [ -f "$prefix/$plugin" ]; then
+  missing="$(ldd "$prefix/$plugin" 2>&1 | grep 'not found')"
+  [ -z "$missing" ] || fail "$prefix/$plugin: libraries not found:"$'\n'"$missing"
+fi
 
 # Run without a display, whatever the caller has.
 run() { env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM XDG_CONFIG_HOME="$scratch/config" "$@"; }
@@ -120,6 +127,18 @@ expect_output() { # WHAT EXPECTED_REGEX COMMAND...
 }
 if [ -x "$prefix/bin/lattice-cli" ]; then
   expect_output "lattice-cli --version" "^lattice-cli $version_re\$" "$prefix/bin/lattice-cli" --version
+  # The TorchScript plugin, which lattice-cli loads from ../lib/lattice-studio/ when it reads a .pt:
+  # a corrupt TorchScript archive is refused by the importer inside the plugin, so the message
+  # proves that the installed binary found the plugin and LibTorch (a missing one says "cannot
+  # load the TorchScript plugin").
+  if [ -f "$here/../data/repro/pt_code_truncated.pt" ]; then
+    out="$(run timeout 120 "$prefix/bin/lattice-cli" info "$here/../data/repro/pt_code_truncated.pt" 2>&1)"
+    if grep -q "not a TorchScript archive" <<<"$out"; then
+      ok "lattice-cli loads the TorchScript plugin: $(head -c 160 <<<"$out")"
+    else
+      fail "lattice-cli info on a TorchScript archive did not reach the TorchScript plugin:"$'\n'"$out"
+    fi
+  fi
 fi
 if [ -x "$prefix/bin/lattice-studio" ]; then
   expect_output "lattice-studio --version" "^Lattice Studio $version_re\$" "$prefix/bin/lattice-studio" --version
