@@ -4,7 +4,7 @@
 //
 //   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
 //   lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]   (runtime_bench.cpp)
-//   lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]   (startup_bench.cpp)
+//   lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]   (startup_bench.cpp)
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
     else {
       std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n"
                    "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n"
-                   "       lattice-bench --startup [--runs N] [--cli PATH] [--artifact DIR] [--json]\n";
+                   "       lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]\n";
       return 2;
     }
   }
