@@ -2,9 +2,8 @@
 // parallel loops on a small pool of std::threads. The BLAS is LATTICE_BLAS_LIBRARY
 // (libblas.so.3, which Debian's alternatives point at OpenBLAS, openblas-pthread, when
 // libopenblas0-pthread is installed), loaded when the first GEMM runs: a process that multiplies
-// no matrices (lattice-cli --version, validate) does not pay for OpenBLAS's start-up: some
-// 16 000 symbol relocations (lattice-cli's whole start-up has 1 900) and its threads, ~7 ms, as
-// long as all of `lattice-cli --version`.
+// no matrices (lattice-cli --version, validate) does not pay for OpenBLAS's start-up, its many
+// symbol relocations and its threads, which cost about as much as the rest of the process.
 
 #include "runtime/Parallel.h"
 
