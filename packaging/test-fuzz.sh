@@ -14,7 +14,7 @@ build="${LATTICE_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 jobs="${LATTICE_JOBS:-$(nproc)}"
 test_jobs="${LATTICE_TEST_JOBS:-2}"
 seconds="${LATTICE_FUZZ_SECONDS:-30}"
-targets=(fuzz_mlir_reader fuzz_safetensors fuzz_archive_json fuzz_torch_pickle fuzz_runtime_inputs)
+targets=(fuzz_mlir_reader fuzz_safetensors fuzz_archive_json fuzz_torch_pickle fuzz_runtime_inputs fuzz_artifact_run)
 
 LATTICE_FUZZ=1 "$root/packaging/install-deps.sh"
 

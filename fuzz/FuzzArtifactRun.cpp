@@ -1,0 +1,118 @@
+// Fuzz target: a whole artifact through the artifact reader, the verifier and the CPU runtime
+// together, as `lattice-cli run --random-inputs` takes it. The bytes are an artifact in one
+// buffer: graph.mlir, then the separator line below, then weights.safetensors (the seeds are the
+// conformance artifacts, joined so by fuzz/CMakeLists.txt). The graph
+// is parsed and verified against the weights (Runtime::fromGraph); a valid artifact gets inputs
+// made from its ABI (a few points, the seed taken from the bytes) and runs, in the default or the
+// exact numerics. Whatever the bytes, every step either succeeds or fails with a message (an
+// op's failure names its graph.mlir location), and a finished run's outputs have sizes that
+// match their shapes; never a crash or a hang.
+
+#include "runtime/RandomInputs.h"
+#include "runtime/Runtime.h"
+#include "verify/MlirParser.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace lattice;
+
+constexpr std::string_view kSeparator = "\n// lattice-fuzz: weights.safetensors\n";
+
+[[noreturn]] void failWith(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "%s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+std::uint64_t hashBytes(const std::uint8_t* data, std::size_t size) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < size; ++i)
+    h = (h ^ data[i]) * 1099511628211ull;
+  return h;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace lattice;
+  const std::string_view all(reinterpret_cast<const char*>(data), size);
+  const std::size_t cut = all.find(kSeparator);
+  const std::string_view text = all.substr(0, cut);
+
+  ReaderLimits limits;
+  limits.maxBytes = std::size_t(1) << 20;
+  ArtifactParseResult parsed = parseArtifactGraph(text, "graph.mlir", limits);
+  if (!parsed.ok()) {
+    if (parsed.error.message.empty()) failWith("parse error without a message", "");
+    return 0;
+  }
+
+  // The weights in a private buffer sized exactly, so reads past the end are caught by ASan.
+  std::vector<NamedTensor> none;
+  runtime::WeightSource weights = runtime::WeightSource::fromTensors(none);
+  if (cut != std::string_view::npos) {
+    const std::size_t begin = cut + kSeparator.size();
+    const std::size_t n = size - begin;
+    auto* copy = new std::uint8_t[n ? n : 1];
+    std::memcpy(copy, data + begin, n);
+    std::shared_ptr<const void> keepAlive(copy, [](const void* p) { delete[] static_cast<const std::uint8_t*>(p); });
+    Expected<SafetensorsFile> file = SafetensorsFile::parse(copy, n, "weights.safetensors", keepAlive);
+    if (!file) {
+      if (file.message().empty()) failWith("weights error without a message", "");
+      return 0;
+    }
+    weights = runtime::WeightSource::fromFile(std::make_shared<const SafetensorsFile>(std::move(*file)));
+  }
+
+  Expected<runtime::Runtime> rt = runtime::Runtime::fromGraph(std::move(*parsed.graph), std::move(weights));
+  if (!rt) {
+    if (rt.message().empty()) failWith("an invalid artifact without a message", "");
+    return 0;
+  }
+
+  const std::uint64_t h = hashBytes(data, size);
+  runtime::RandomInputOptions options;
+  options.points = 1 + static_cast<std::int64_t>(h % 48);
+  options.seed = h >> 8;
+  options.batchSize = 1 + static_cast<std::int64_t>((h >> 16) % 2);
+  Expected<std::vector<NamedTensor>> made = runtime::randomInputs(rt->plan(), options);
+  if (!made) {
+    if (made.message().empty()) failWith("inputs refused without a message", "");
+    return 0;
+  }
+  runtime::RuntimeInputs inputs;
+  inputs.named = std::move(*made);
+  runtime::RuntimeOptions runOptions;
+  runOptions.numerics = (h >> 24) % 4 == 0 ? runtime::Numerics::Exact : runtime::Numerics::Default;
+  if (Status s = rt->start(inputs, runOptions); !s) {
+    if (s.message().empty()) failWith("start failed without a message", "");
+    return 0;
+  }
+  if (Status s = rt->run(); !s) {
+    // An op's error reads `graph.mlir:L:C: error: 'lattice.X' op %name: ...`.
+    if (s.message().rfind("graph.mlir:", 0) != 0 || s.message().find("' op %") == std::string::npos)
+      failWith("an op failed without its location", s.message());
+    if (rt->finished()) failWith("a failed run is finished", s.message());
+    return 0;
+  }
+  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
+  if (!outputs) failWith("a finished run has no outputs", outputs.message());
+  unsigned checksum = 0;
+  for (const NamedTensor& t : *outputs) {
+    if (t.tensor.byteSize() != static_cast<std::size_t>(t.tensor.numel()) * dtypeSize(t.tensor.dtype()))
+      failWith("an output's size does not match its shape", t.key);
+    for (std::size_t i = 0; i < t.tensor.byteSize(); ++i)
+      checksum += t.tensor.data()[i];
+  }
+  volatile unsigned sink = checksum;
+  (void)sink;
+  return 0;
+}
