@@ -12,7 +12,7 @@
 
 #include "runtime_bench.h"
 
-#include "diff/LoweredRun.h"
+#include "exec/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "runtime/Parallel.h"
 #include "runtime/RandomInputs.h"

@@ -10,6 +10,7 @@
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "numeric/NumericRun.h"
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
@@ -63,13 +64,6 @@ void saveSetting(const QString& key, const QVariant& value) {
 
 /// How long the window's geometry and dock layout settle before they are saved.
 constexpr int kLayoutSaveDelayMs = 300;
-
-/// An artifact directory (with graph.mlir) or a lone .mlir file.
-bool isArtifactDirectory(const QString& path) {
-  const QFileInfo info(path);
-  if (info.isFile()) return info.suffix() == QLatin1String("mlir");
-  return info.isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("graph.mlir")));
-}
 
 } // namespace
 
@@ -732,7 +726,7 @@ void MainWindow::rebuildRecentMenu() {
   for (const QString& ref : std::as_const(m_recent)) {
     QAction* a = m_recentMenu->addAction(ref);
     connect(a, &QAction::triggered, this, [this, ref] {
-      if (isArtifactDirectory(ref))
+      if (isArtifactPath(ref))
         openArtifact(ref);
       else
         openModel(ref);
@@ -763,10 +757,10 @@ void MainWindow::dropEvent(QDropEvent* event) {
   // is an artifact of its own.
   QFileInfo info(path);
   const bool loneMlir =
-      info.isFile() && info.suffix() == QLatin1String("mlir") && !isArtifactDirectory(info.absolutePath());
+      info.isFile() && info.suffix() == QLatin1String("mlir") && !isArtifactPath(info.absolutePath());
   if (info.isFile() && !loneMlir) path = info.absolutePath();
   event->acceptProposedAction();
-  if (isArtifactDirectory(path))
+  if (isArtifactPath(path))
     openArtifact(path);
   else
     openModel(path);

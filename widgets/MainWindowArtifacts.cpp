@@ -6,6 +6,7 @@
 #include "MainWindow.h"
 
 #include "StudioSession.h"
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
@@ -98,8 +99,12 @@ void MainWindow::openArtifact(const QString& directory) {
     m_tabs->setTabToolTip(m_tabs->indexOf(view), directory);
     connect(view->runBar(), &ArtifactRunBar::runningChanged, this, &MainWindow::updateActions);
     connect(view->runBar(), &ArtifactRunBar::finished, this, [this, view] {
-      if (const ArtifactRunResult* r = view->runBar()->result(); r && !r->error.isEmpty())
-        statusBar()->showMessage(tr("Run failed: %1").arg(r->error.section(QLatin1Char('\n'), 0, 0)), 15000);
+      const ArtifactRunResult* r = view->runBar()->result();
+      if (r && r->cancelled)
+        statusBar()->showMessage(tr("Run cancelled"), 15000);
+      else if (r && !r->error.empty())
+        statusBar()->showMessage(
+            tr("Run failed: %1").arg(QString::fromStdString(r->error).section(QLatin1Char('\n'), 0, 0)), 15000);
     });
     connect(view, &ArtifactView::documentLoaded, this, [this, view] {
       const auto doc = view->document();
@@ -165,13 +170,13 @@ void MainWindow::onCompareArtifacts() {
 
 std::pair<QString, QString> MainWindow::lastExportComparison() const {
   QString b = m_session->lastExport();
-  if (b.isEmpty() && CompareArtifactsDialog::isArtifactPath(m_rememberedExport)) b = m_rememberedExport;
+  if (b.isEmpty() && isArtifactPath(m_rememberedExport)) b = m_rememberedExport;
   if (b.isEmpty()) return {};
   const QString bAbs = absolute(b);
   if (auto* current = qobject_cast<ArtifactView*>(m_tabs->currentWidget()))
     if (absolute(current->path()) != bAbs) return {current->path(), b};
   for (const QString& previous : m_session->exportedArtifacts())
-    if (absolute(previous) != bAbs && CompareArtifactsDialog::isArtifactPath(previous)) return {previous, b};
+    if (absolute(previous) != bAbs && isArtifactPath(previous)) return {previous, b};
   const QList<ArtifactView*> views = artifactViews();
   for (auto it = views.rbegin(); it != views.rend(); ++it)
     if (absolute((*it)->path()) != bAbs) return {(*it)->path(), b};

@@ -6,10 +6,13 @@
 
 #include "ModelFileDialog.h"
 #include "StudioSession.h"
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactView.h"
 #include "artifactview/CompareView.h"
 #include "graph/GraphWidget.h"
 #include "panels/Panels.h"
+
+#include "dialect/ArtifactFiles.h"
 
 #include <QAction>
 #include <QDir>
@@ -108,8 +111,8 @@ QStringList MainWindow::artifactFiles(const QString& path) {
   const QFileInfo info(path);
   if (!info.isDir()) return {QDir::cleanPath(info.absoluteFilePath())};
   const QDir dir(info.absoluteFilePath());
-  return {QDir::cleanPath(dir.filePath(QStringLiteral("graph.mlir"))),
-          QDir::cleanPath(dir.filePath(QStringLiteral("weights.safetensors")))};
+  return {QDir::cleanPath(dir.filePath(artifactFileName(kArtifactGraphFile))),
+          QDir::cleanPath(dir.filePath(artifactFileName(kArtifactWeightFile)))};
 }
 
 void MainWindow::createChangedBar() {

@@ -5,7 +5,8 @@
 #include "Commands.h"
 #include "RuntimeSupport.h"
 
-#include "diff/RecordingCheck.h"
+#include "exec/RecordingCheck.h"
+#include "exec/RunInputs.h"
 #include "model/ArchiveRecordings.h"
 #include "runtime/Compare.h"
 #include "runtime/Parallel.h"
@@ -155,9 +156,9 @@ int checkRecorded(const ParsedArgs& parsed) {
     return usage("check", what + " has no recorded inputs (" + kArchiveInputsFile + "): give --inputs FILE",
                  kCheckUsage);
   } else {
-    Expected<runtime::RuntimeInputs> recorded = runtime::RuntimeInputs::fromFile(*recordings->inputs);
+    Expected<RunInputs> recorded = makeRunInputs(RunInputSpec::recorded(), rt->plan(), &*recordings);
     if (!recorded) return fail(ExitUsage, recorded.message());
-    inputs = std::move(*recorded);
+    inputs = std::move(recorded->bound);
   }
   printWarnings("check", runtime::nonFiniteInputs(rt->plan(), inputs));
   runtime::RuntimeOptions options;

@@ -5,21 +5,11 @@
 #include "InputSpecParser.h"
 
 #include "model/LoadModel.h"
+#include "support/ParseNumber.h"
 
 namespace lattice::cli {
 
 namespace {
-
-bool parseInt(const std::string& text, int64_t& out) {
-  if (text.empty()) return false;
-  std::size_t used = 0;
-  try {
-    out = std::stoll(text, &used);
-  } catch (...) {
-    return false;
-  }
-  return used == text.size();
-}
 
 // What to pass when the model has no example inputs: one --input per forward input, named after
 // the forward's parameters, in both forms (the dense one quoted: `<` and `?` mean something to a
@@ -64,7 +54,7 @@ std::string parseExportOptions(const ParsedArgs& parsed, ExportOptions& options)
   }
   int64_t n = 0;
   if (parsed.options.count("batch-size")) {
-    if (!parseInt(parsed.value("batch-size"), n) || n < 0)
+    if (!parseInteger(parsed.value("batch-size"), n) || n < 0)
       return "--batch-size expects a non-negative integer, got '" + parsed.value("batch-size") + "'";
     options.batchSize = n;
   }
@@ -74,12 +64,12 @@ std::string parseExportOptions(const ParsedArgs& parsed, ExportOptions& options)
     options.inputDtype = d;
   }
   if (parsed.options.count("quantize")) {
-    if (!parseInt(parsed.value("quantize"), n) || (n != 4 && n != 8))
+    if (!parseInteger(parsed.value("quantize"), n) || (n != 4 && n != 8))
       return "--quantize must be 4 or 8, not '" + parsed.value("quantize") + "'";
     options.quantizeBits = n;
   }
   if (parsed.options.count("group-size")) {
-    if (!parseInt(parsed.value("group-size"), n) || n <= 0)
+    if (!parseInteger(parsed.value("group-size"), n) || n <= 0)
       return "--group-size expects a positive integer, got '" + parsed.value("group-size") + "'";
     options.groupSize = n;
   }

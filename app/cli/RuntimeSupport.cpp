@@ -4,9 +4,10 @@
 #include "Commands.h"
 #include "LowerSupport.h"
 
-#include "diff/LoweredRun.h"
+#include "exec/LoweredRun.h"
+#include "exec/RunInputs.h"
 #include "runtime/Parallel.h"
-#include "runtime/RandomInputs.h"
+#include "support/ParseNumber.h"
 #include "verify/ArtifactValidation.h"
 #include "verify/MlirParser.h"
 
@@ -15,25 +16,6 @@
 
 namespace lattice::cli {
 
-namespace {
-
-bool parseCount(const std::string& text, std::int64_t& out) {
-  if (text.empty() || text[0] == '-') return false;
-  std::size_t used = 0;
-  try {
-    out = std::stoll(text, &used);
-  } catch (...) {
-    return false;
-  }
-  return used == text.size();
-}
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-} // namespace
-
 const std::set<std::string>& runOptionNames() {
   static const std::set<std::string> names = [] {
     std::set<std::string> n = lowerOptionNames();
@@ -41,11 +23,6 @@ const std::set<std::string>& runOptionNames() {
     return n;
   }();
   return names;
-}
-
-bool isArtifactPath(const std::string& path) {
-  if (isDirectoryPath(path)) return isRegularFilePath(artifactFilePath(path, "graph.mlir"));
-  return endsWith(path, ".mlir") && isRegularFilePath(path);
 }
 
 int openRuntime(const std::string& what, const ParsedArgs& parsed, std::optional<runtime::Runtime>& out) {
@@ -74,33 +51,24 @@ int prepareInputs(const ParsedArgs& parsed, const runtime::RuntimePlan& plan, ru
                   const std::string& command) {
   const bool file = parsed.options.count("inputs") != 0, random = parsed.options.count("random-inputs") != 0;
   if (file == random) return fail(ExitUsage, command + ": give exactly one of --inputs FILE and --random-inputs N[:SEED]");
-  if (file) {
-    const std::string path = parsed.value("inputs");
-    Expected<SafetensorsFile> f = SafetensorsFile::open(path);
-    if (!f) return fail(ExitBadInput, f.message());
-    Expected<runtime::RuntimeInputs> inputs = runtime::RuntimeInputs::fromFile(*f);
-    if (!inputs) return fail(ExitBadInput, inputs.message());
-    out = std::move(*inputs);
-    return ExitOk;
+  RunInputSpec spec = RunInputSpec::fromFile(parsed.value("inputs"));
+  if (random) {
+    const std::string text = parsed.value("random-inputs");
+    std::optional<runtime::RandomInputOptions> options = parseRandomInputs(text);
+    if (!options)
+      return fail(ExitUsage, command + ": --random-inputs expects N[:SEED] with N >= 1, got '" + text + "'");
+    if (parsed.options.count("batch-size") &&
+        (!parseCount(parsed.value("batch-size"), options->batchSize) || options->batchSize < 1))
+      return fail(ExitUsage,
+                  command + ": --batch-size expects a positive integer, got '" + parsed.value("batch-size") + "'");
+    spec = RunInputSpec::randomPoints(*options);
   }
-  const std::string spec = parsed.value("random-inputs");
-  runtime::RandomInputOptions options;
-  const auto colon = spec.find(':');
-  std::int64_t seed = 0;
-  if (!parseCount(spec.substr(0, colon), options.points) || options.points < 1 ||
-      (colon != std::string::npos && !parseCount(spec.substr(colon + 1), seed)))
-    return fail(ExitUsage, command + ": --random-inputs expects N[:SEED] with N >= 1, got '" + spec + "'");
-  options.seed = static_cast<std::uint64_t>(seed);
-  if (parsed.options.count("batch-size") && (!parseCount(parsed.value("batch-size"), options.batchSize) || options.batchSize < 1))
-    return fail(ExitUsage, command + ": --batch-size expects a positive integer, got '" + parsed.value("batch-size") + "'");
-  Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
-  if (!tensors) return fail(ExitBadInput, tensors.message());
-  if (parsed.options.count("save-inputs")) {
-    const std::string path = parsed.value("save-inputs");
-    if (Status s = writeSafetensors(path, *tensors, std::nullopt); !s) return fail(ExitBadInput, s.message());
-  }
-  out = runtime::RuntimeInputs{};
-  out.named = std::move(*tensors);
+  Expected<RunInputs> inputs = makeRunInputs(spec, plan);
+  if (!inputs) return fail(ExitBadInput, inputs.message());
+  if (random && parsed.options.count("save-inputs"))
+    if (Status s = writeSafetensors(parsed.value("save-inputs"), inputs->tensors, std::nullopt); !s)
+      return fail(ExitBadInput, s.message());
+  out = std::move(inputs->bound);
   return ExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "CliArgs.h"
 #include "LowerSupport.h"
 
+#include "dialect/ArtifactFiles.h"
 #include "runtime/Runtime.h"
 
 #include <optional>
@@ -18,10 +19,6 @@ namespace lattice::cli {
 
 /// Options taking a value of the executing commands (lowering options included).
 const std::set<std::string>& runOptionNames();
-
-/// True when `path` is an artifact (a directory with graph.mlir, or a `.mlir` file) rather than a
-/// model that `lower` accepts.
-bool isArtifactPath(const std::string& path);
 
 /// Opens `what` as an artifact (parse, verify, plan) or lowers it as a MODEL in memory (nothing
 /// is written). Returns 0 or the exit code after printing one line.

@@ -11,6 +11,7 @@
 #include "MainWindow.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactRun.h"
 #include "artifactview/ArtifactView.h"
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool artifactArgument =
-      !comparing && positional.size() == 1 && CompareArtifactsDialog::isArtifactPath(positional.front());
+      !comparing && positional.size() == 1 && lattice::studio::isArtifactPath(positional.front());
   if (!overlayMode.isEmpty() && !artifactArgument) // an artifact's overlay is its run bar's (below)
     window.action(overlayMode == QLatin1String("time") ? QStringLiteral("view.overlayTime")
                                                        : QStringLiteral("view.overlayAccuracy"))

@@ -1,4 +1,4 @@
-// LoweredRun (core/diff): a finished lowering executed without being written, every plan op
+// LoweredRun (core/exec): a finished lowering executed without being written, every plan op
 // mapped to the FX node that emitted it, and every node to the SSA value it became. Expectations
 // come from lowering.md: example:chain:2 traces to x, blocks_{0,1}_{0,1,2} (SubmConv3d, BatchNorm,
 // ReLU) and output; a placeholder emits its sparse.make (§6.1 step 8), a SubmConv3d a weight and
@@ -6,7 +6,7 @@
 // its weights, with_features). The run's values are the values of a separately written and
 // opened artifact run on the same inputs.
 
-#include "diff/LoweredRun.h"
+#include "exec/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "runtime/RandomInputs.h"
 

@@ -11,7 +11,7 @@
 
 #include "RuntimeTestSupport.h"
 
-#include "diff/LoweredRun.h"
+#include "exec/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "runtime/Compare.h"
 #include "runtime/RandomInputs.h"

@@ -80,8 +80,9 @@ void TestArtifactRun::runChecksConformanceCases() {
   QVERIFY(openAndSettle(view, artifact));
   ArtifactRunBar* bar = view.runBar();
   const ArtifactRunRequest request = bar->request();
-  QCOMPARE(QFileInfo(request.inputsFile).canonicalFilePath(), QFileInfo(inputs).canonicalFilePath());
-  QCOMPARE(QFileInfo(request.expectedFile).canonicalFilePath(), QFileInfo(expected).canonicalFilePath());
+  QVERIFY(request.inputs.source == RunInputSpec::Source::File);
+  QCOMPARE(QFileInfo(QString::fromStdString(request.inputs.file)).canonicalFilePath(), QFileInfo(inputs).canonicalFilePath());
+  QCOMPARE(QFileInfo(QString::fromStdString(request.expectedFile)).canonicalFilePath(), QFileInfo(expected).canonicalFilePath());
   QCOMPARE(request.rtol, rtol);
   QCOMPARE(request.atol, atol);
   QVERIFY(bar->result() == nullptr);
@@ -91,7 +92,7 @@ void TestArtifactRun::runChecksConformanceCases() {
   QVERIFY(waitFor([&] { return !bar->isRunning(); }));
   const ArtifactRunResult* result = bar->result();
   QVERIFY(result);
-  QVERIFY2(result->error.isEmpty(), qPrintable(result->error));
+  QVERIFY2(result->error.empty(), result->error.c_str());
   QVERIFY(result->hasGolden());
   for (const runtime::OutputCheck& c : result->checks)
     QVERIFY2(c.ok, qPrintable(QString::fromStdString(c.name + ": " + c.problem)));
@@ -130,7 +131,7 @@ void TestArtifactRun::runAgainstTheWrongGoldenFails() {
   bar->run();
   QVERIFY(waitFor([&] { return !finished.isEmpty(); }));
   const ArtifactRunResult* result = bar->result();
-  QVERIFY(result && result->error.isEmpty() && result->hasGolden());
+  QVERIFY(result && result->error.empty() && result->hasGolden());
   QVERIFY(!result->allOk());
   QVERIFY(!result->checks.front().problem.empty());
   const int op = result->checkOps.front();
@@ -142,7 +143,7 @@ void TestArtifactRun::runAgainstTheWrongGoldenFails() {
   bar->setInputsFile(modelsDir() + QStringLiteral("/point_voxel/inputs.safetensors"));
   bar->run();
   QVERIFY(waitFor([&] { return finished.count() == 2; }));
-  QVERIFY(bar->result() && !bar->result()->error.isEmpty());
+  QVERIFY(bar->result() && !bar->result()->error.empty());
 
   // Another artifact opened while a run goes on: that run's result is not shown for it.
   bar->setInputsFile(QString());
@@ -152,7 +153,7 @@ void TestArtifactRun::runAgainstTheWrongGoldenFails() {
   QVERIFY(openAndSettle(view, other));
   QVERIFY(waitFor([&] { return !bar->isRunning(); }));
   QVERIFY(bar->result() == nullptr);
-  QCOMPARE(bar->request().artifact, other);
+  QCOMPARE(QString::fromStdString(bar->request().artifact), other);
 }
 
 void TestArtifactRun::ctrlRRunsTheCurrentArtifact() {

@@ -13,6 +13,7 @@
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
 #include "artifactview/ArtifactView.h"
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/CompareArtifactsDialog.h"
 #include "artifactview/CompareView.h"
 #include "artifactview/DeltaHistogram.h"
@@ -335,9 +336,9 @@ void TestCompareView::missingSideFails() {
 
 void TestCompareView::compareDialogChecksPaths() {
   CompareArtifactsDialog dialog;
-  QVERIFY(CompareArtifactsDialog::isArtifactPath(expectedDir(QStringLiteral("sparse_classifier"))));
-  QVERIFY(!CompareArtifactsDialog::isArtifactPath(QStringLiteral(LATTICE_TEST_DATA_DIR)));
-  QVERIFY(CompareArtifactsDialog::isArtifactPath(
+  QVERIFY(isArtifactPath(expectedDir(QStringLiteral("sparse_classifier"))));
+  QVERIFY(!isArtifactPath(QStringLiteral(LATTICE_TEST_DATA_DIR)));
+  QVERIFY(isArtifactPath(
       QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/dialect/invalid/norm_bad_eps.mlir")));
   dialog.setPaths(expectedDir(QStringLiteral("sparse_classifier")), QStringLiteral("/nowhere"));
   auto* ok = dialog.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);

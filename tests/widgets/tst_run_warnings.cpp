@@ -69,13 +69,13 @@ private Q_SLOTS:
     const QString warning = QStringLiteral("output 'output' holds 1 NaN and 1 Inf of 3 values");
 
     ArtifactRunRequest request;
-    request.artifact = artifact;
-    request.inputsFile = inputs;
+    request.artifact = artifact.toStdString();
+    request.inputs = RunInputSpec::fromFile(inputs.toStdString());
     std::atomic<bool> cancel{false};
     std::atomic<int> progress{0}, total{0};
     const ArtifactRunResult result = runArtifact(request, cancel, progress, total);
-    QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
-    QCOMPARE(result.warnings, QStringList{warning});
+    QVERIFY2(result.error.empty(), result.error.c_str());
+    QCOMPARE(result.warnings, std::vector<std::string>{warning.toStdString()});
 
     ArtifactView view;
     QVERIFY(openAndSettle(view, artifact));
@@ -91,7 +91,7 @@ private Q_SLOTS:
     bar->setInputsFile(QString());
     bar->run();
     QVERIFY(waitFor([&] { return !bar->isRunning(); }));
-    QVERIFY(bar->result() && bar->result()->warnings.isEmpty());
+    QVERIFY(bar->result() && bar->result()->warnings.empty());
     QVERIFY2(!status->text().contains(QStringLiteral("warning")), qPrintable(status->text()));
   }
 

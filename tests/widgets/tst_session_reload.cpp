@@ -380,7 +380,7 @@ void TestSessionReload::truncatedArtifactWeightsNeverCrash() {
   // A run on the truncated file says what is wrong with which file.
   runBar->run();
   QVERIFY(waitFor([&] { return !runBar->isRunning(); }));
-  const QString error = runBar->result()->error;
+  const QString error = QString::fromStdString(runBar->result()->error);
   QVERIFY2(error.contains(QStringLiteral("weights.safetensors")) && error.contains(QStringLiteral("truncated")),
            qPrintable(error));
 
@@ -410,7 +410,7 @@ void TestSessionReload::truncatedArtifactWeightsNeverCrash() {
   QVERIFY(view->document()->valid());
   runBar->run();
   QVERIFY(waitFor([&] { return !runBar->isRunning(); }));
-  QVERIFY2(runBar->result()->error.isEmpty(), qPrintable(runBar->result()->error));
+  QVERIFY2(runBar->result()->error.empty(), runBar->result()->error.c_str());
 
   // A comparison of the artifact with itself is watched too, and reloads.
   CompareView* compare = w.compareArtifacts(art, art);

@@ -4,6 +4,7 @@
 
 #include "artifactview/ArtifactDocument.h"
 
+#include "dialect/ArtifactFiles.h"
 #include "diff/ArtifactDiff.h"
 #include "verify/ArtifactValidation.h"
 
@@ -14,7 +15,16 @@
 namespace lattice::studio {
 
 QString artifactGraphFile(const QString& path) {
-  return QFileInfo(path).isDir() ? QDir(path).filePath(QStringLiteral("graph.mlir")) : path;
+  return QFileInfo(path).isDir() ? QDir(path).filePath(artifactFileName(kArtifactGraphFile))
+                                 : path;
+}
+
+QString artifactFileName(std::string_view name) {
+  return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+bool isArtifactPath(const QString& path) {
+  return lattice::isArtifactPath(QFile::encodeName(path).toStdString());
 }
 
 std::shared_ptr<ArtifactDocument> readArtifactDocument(const QString& path, bool verify) {

@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace lattice {
@@ -42,5 +43,10 @@ std::shared_ptr<ArtifactDocument> readArtifactDocument(const QString& path, bool
 
 /// The graph text file of an artifact path: `path/graph.mlir` for a directory, else `path`.
 QString artifactGraphFile(const QString& path);
+/// True when `path` is an artifact directory (with graph.mlir) or a lone .mlir file
+/// (lattice::isArtifactPath).
+bool isArtifactPath(const QString& path);
+/// A file name of dialect/ArtifactFiles.h (kArtifactGraphFile, kArtifactWeightFile) as a QString.
+QString artifactFileName(std::string_view name);
 
 } // namespace lattice::studio

@@ -2,20 +2,14 @@
 #include "artifactview/ArtifactRun.h"
 
 #include "numeric/NumericOverlay.h"
-#include "numeric/NumericRun.h"
-#include "runtime/Runtime.h"
-#include "runtime/ValueSummary.h"
-#include "tensor/Safetensors.h"
 
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleValidator>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -42,111 +36,6 @@ QString toQ(const std::string& s) { return QString::fromStdString(s); }
 enum InputsItem { RandomInputs = 0, FileInputs = 1 };
 
 } // namespace
-
-bool ArtifactRunResult::allOk() const {
-  return std::all_of(checks.begin(), checks.end(), [](const runtime::OutputCheck& c) { return c.ok; });
-}
-
-ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atomic<bool>& cancel,
-                              std::atomic<int>& progress, std::atomic<int>& total) {
-  ArtifactRunResult result;
-  Expected<runtime::Runtime> rt = runtime::Runtime::open(request.artifact.toStdString());
-  if (!rt) {
-    result.error = toQ(rt.message());
-    return result;
-  }
-  const runtime::RuntimePlan& plan = rt->plan();
-  total.store(static_cast<int>(plan.ops.size()));
-  NumericRun::InputChoice choice; // random points from the ABI, or the inputs file
-  choice.source = request.inputsFile.isEmpty() ? NumericRun::InputSource::Random : NumericRun::InputSource::File;
-  choice.file = request.inputsFile;
-  choice.points = request.points;
-  choice.seed = request.seed;
-  std::vector<NamedTensor> tensors;
-  runtime::RuntimeInputs inputs;
-  if (QString problem = NumericRun::makeInputs(choice, nullptr, plan, tensors, &inputs); !problem.isEmpty()) {
-    result.error = problem;
-    return result;
-  }
-  std::optional<SafetensorsFile> expected;
-  if (!request.expectedFile.isEmpty()) {
-    Expected<SafetensorsFile> file = SafetensorsFile::open(request.expectedFile.toStdString());
-    if (!file) {
-      result.error = toQ(file.message());
-      return result;
-    }
-    expected = std::move(*file);
-  }
-  if (Status s = rt->start(inputs); !s) {
-    result.error = toQ(s.message());
-    return result;
-  }
-  while (!rt->finished()) {
-    if (cancel.load()) {
-      result.error = QStringLiteral("cancelled");
-      break;
-    }
-    if (Status s = rt->step(); !s) {
-      result.error = toQ(s.message());
-      result.failedOp = rt->currentOp();
-      if (result.failedOp >= 0 && result.failedOp < static_cast<int>(plan.ops.size()))
-        result.failedOpName = toQ(plan.ops[static_cast<std::size_t>(result.failedOp)].name());
-      break;
-    }
-    progress.store(rt->currentOp());
-  }
-  for (int op = 0; op < static_cast<int>(plan.ops.size()); ++op) {
-    const runtime::OpStats& stats = rt->stats(op);
-    result.opMs.push_back(stats.ran ? stats.ms : -1.0);
-    if (stats.ran) result.totalMs += stats.ms;
-  }
-  if (result.error.isEmpty())
-    for (const std::string& warning : runtime::nonFiniteOutputs(*rt)) result.warnings << toQ(warning);
-  if (!result.error.isEmpty() || !expected) return result;
-
-  Expected<std::vector<runtime::OutputCheck>> checks = rt->checkOutputs(*expected, request.rtol, request.atol);
-  if (!checks) {
-    result.error = toQ(checks.message());
-    return result;
-  }
-  result.checks = std::move(*checks);
-  for (const runtime::PlanOutput& o : plan.outputs)
-    result.checkOps.push_back(plan.producer[static_cast<std::size_t>(o.slot)]);
-  return result;
-}
-
-ConformanceFiles conformanceFilesNextTo(const QString& artifact) {
-  ConformanceFiles out;
-  const QFileInfo info(artifact);
-  // `case/expected.lattice/` (a directory) or `case/expected.lattice/graph.mlir`.
-  const QString artifactDir = info.isDir() ? info.canonicalFilePath() : info.canonicalPath();
-  if (artifactDir.isEmpty()) return out;
-  const QDir caseDir = QFileInfo(artifactDir).dir();
-  const auto existing = [&](const char* name) {
-    const QString path = caseDir.filePath(QString::fromLatin1(name));
-    return QFileInfo(path).isFile() ? path : QString();
-  };
-  out.inputs = existing("inputs.safetensors");
-  out.expected = existing("expected.safetensors");
-  QDir root = caseDir;
-  if (!root.cdUp() || !root.cdUp()) return out;
-  QFile manifest(root.filePath(QStringLiteral("manifest.json")));
-  if (!manifest.open(QIODevice::ReadOnly)) return out;
-  const QJsonArray cases = QJsonDocument::fromJson(manifest.read(1 << 20)).object().value(QStringLiteral("cases")).toArray();
-  for (const QJsonValue& v : cases) {
-    const QJsonObject c = v.toObject();
-    const QString expectedArtifact = QFileInfo(root.filePath(c.value(QStringLiteral("expected_artifact")).toString())).canonicalFilePath();
-    if (expectedArtifact.isEmpty() || expectedArtifact != artifactDir) continue;
-    const QJsonValue rtol = c.value(QStringLiteral("rtol")), atol = c.value(QStringLiteral("atol"));
-    if (rtol.isDouble() && atol.isDouble() && rtol.toDouble() >= 0 && atol.toDouble() >= 0) {
-      out.rtol = rtol.toDouble();
-      out.atol = atol.toDouble();
-      out.fromManifest = true;
-    }
-    break;
-  }
-  return out;
-}
 
 // --- the bar ------------------------------------------------------------------------------------
 
@@ -284,9 +173,9 @@ void ArtifactRunBar::setArtifact(const QString& path) {
   }
   m_artifact = path;
   m_result.reset();
-  const ConformanceFiles conformance = conformanceFilesNextTo(path);
-  m_inputsFile = conformance.inputs;
-  m_expectedFile = conformance.expected;
+  const ConformanceFiles conformance = conformanceFilesNextTo(QFile::encodeName(path).toStdString());
+  m_inputsFile = QFile::decodeName(conformance.inputs.c_str());
+  m_expectedFile = QFile::decodeName(conformance.expected.c_str());
   m_rtol->setText(QString::number(conformance.rtol, 'g', 6));
   m_atol->setText(QString::number(conformance.atol, 'g', 6));
   m_rtol->setCursorPosition(0);
@@ -310,11 +199,14 @@ void ArtifactRunBar::setExpectedFile(const QString& file) {
 
 ArtifactRunRequest ArtifactRunBar::request() const {
   ArtifactRunRequest r;
-  r.artifact = m_artifact;
-  r.inputsFile = m_inputsFile;
-  r.points = m_points->value();
-  r.seed = static_cast<quint64>(m_seed->value());
-  r.expectedFile = m_expectedFile;
+  r.artifact = QFile::encodeName(m_artifact).toStdString();
+  if (m_inputsFile.isEmpty()) {
+    r.inputs.random.points = m_points->value();
+    r.inputs.random.seed = static_cast<std::uint64_t>(m_seed->value());
+  } else {
+    r.inputs = RunInputSpec::fromFile(QFile::encodeName(m_inputsFile).toStdString());
+  }
+  r.expectedFile = QFile::encodeName(m_expectedFile).toStdString();
   bool ok = false;
   const double rtol = QLocale::c().toDouble(m_rtol->text(), &ok);
   if (ok && rtol >= 0) r.rtol = rtol;
@@ -363,10 +255,12 @@ void ArtifactRunBar::onFinished() {
   const ArtifactRunResult& r = *m_result;
   const QLocale locale;
   QString text;
-  if (!r.error.isEmpty()) {
-    text = r.failedOpName.isEmpty() ? tr("<b>Failed:</b> %1").arg(r.error.toHtmlEscaped())
-                                    : tr("<b>Failed at %%1:</b> %2").arg(r.failedOpName.toHtmlEscaped(),
-                                                                          r.error.toHtmlEscaped());
+  if (r.cancelled) {
+    text = tr("Cancelled");
+  } else if (!r.error.empty()) {
+    const QString error = toQ(r.error).toHtmlEscaped();
+    text = r.failedOpName.empty() ? tr("<b>Failed:</b> %1").arg(error)
+                                  : tr("<b>Failed at %%1:</b> %2").arg(toQ(r.failedOpName).toHtmlEscaped(), error);
   } else {
     text = tr("Ran %1 ops in %2 ms").arg(r.opMs.size()).arg(locale.toString(r.totalMs, 'f', r.totalMs < 10 ? 2 : 1));
     if (r.hasGolden()) {
@@ -376,7 +270,7 @@ void ArtifactRunBar::onFinished() {
                   ? tr("; every output matches the expected file")
                   : tr("; <b>%n output(s) differ</b> from the expected file", nullptr, failedOutputs);
     }
-    for (const QString& warning : r.warnings) text += tr("; <b>warning:</b> %1").arg(warning.toHtmlEscaped());
+    for (const std::string& warning : r.warnings) text += tr("; <b>warning:</b> %1").arg(toQ(warning).toHtmlEscaped());
   }
   m_status->setText(text);
   QStringList details;

@@ -1,7 +1,6 @@
 #pragma once
-/// \file ArtifactRun: an opened artifact executed on the CPU runtime, as
-/// `lattice-cli run` / `lattice-cli check ARTIFACT --inputs … --expected …` do it. The run bar
-/// above an ArtifactView's op graph chooses the inputs (random points from the ABI, or an inputs
+/// \file ArtifactRunBar: an opened artifact executed on the CPU runtime (exec/ArtifactRun.h, as
+/// `lattice-cli check ARTIFACT --inputs … --expected …` runs it). The run bar above an ArtifactView's op graph chooses the inputs (random points from the ABI, or an inputs
 /// file) and, optionally, an expected-outputs file as the golden; Run (or Debug ▸ Run on Inputs,
 /// Ctrl+R, with the artifact's tab current) executes it on a worker with progress and cancel
 /// (Esc), and the overlay colours the op graph by each op's wall time or, for the ops that make
@@ -9,7 +8,7 @@
 /// Opening a conformance case (`case/expected.lattice` next to `inputs.safetensors` and
 /// `expected.safetensors`) picks those files.
 
-#include "runtime/Compare.h"
+#include "exec/ArtifactRun.h"
 
 #include <QFutureWatcher>
 #include <QString>
@@ -28,51 +27,6 @@ class QSpinBox;
 class QToolButton;
 
 namespace lattice::studio {
-
-/// What to run: the artifact, its inputs and the golden.
-struct ArtifactRunRequest {
-  QString artifact;    ///< an artifact directory or its graph.mlir
-  QString inputsFile;  ///< an inputs.safetensors; empty: random points from the ABI
-  qint64 points = 1000;
-  quint64 seed = 0;
-  QString expectedFile; ///< an expected-outputs .safetensors; empty: no golden
-  double rtol = 1e-5;   ///< numpy.allclose's defaults, as `lattice-cli check`
-  double atol = 1e-8;
-};
-
-/// What a run gives back.
-struct ArtifactRunResult {
-  QString error;     ///< empty when the run finished
-  int failedOp = -1; ///< the plan op that raised `error` (-1: before any op ran)
-  QString failedOpName;
-  std::vector<double> opMs; ///< per plan op: its wall time, -1 when it did not run
-  double totalMs = 0.0;
-  /// Per output when an expected file was given (runtime::checkOutputs), with the plan op that
-  /// produced it (-1: an argument returned as is).
-  std::vector<runtime::OutputCheck> checks;
-  std::vector<int> checkOps;
-  /// Outputs that hold NaN or ±inf (runtime::nonFiniteOutputs), after a finished run.
-  QStringList warnings;
-  bool hasGolden() const { return !checks.empty(); }
-  bool allOk() const;
-};
-
-/// Runs `request` to the end (or until `cancel` is set: error "cancelled"), storing the ops done
-/// in `progress` and the op count in `total` as it goes. Runs on any thread.
-ArtifactRunResult runArtifact(const ArtifactRunRequest& request, const std::atomic<bool>& cancel,
-                              std::atomic<int>& progress, std::atomic<int>& total);
-
-/// The conformance layout around an artifact: `inputs.safetensors` and `expected.safetensors` in
-/// the directory that holds it (empty when absent), and the case's tolerances from a
-/// `manifest.json` two levels up whose `expected_artifact` is this artifact (else numpy's).
-struct ConformanceFiles {
-  QString inputs;
-  QString expected;
-  double rtol = 1e-5;
-  double atol = 1e-8;
-  bool fromManifest = false;
-};
-ConformanceFiles conformanceFilesNextTo(const QString& artifact);
 
 enum class ArtifactOverlay { Categories, Time, Accuracy };
 

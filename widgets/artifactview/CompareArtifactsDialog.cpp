@@ -3,6 +3,8 @@
 
 #include "artifactview/CompareArtifactsDialog.h"
 
+#include "artifactview/ArtifactDocument.h"
+
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
@@ -51,13 +53,6 @@ CompareArtifactsDialog::CompareArtifactsDialog(QWidget* parent) : QDialog(parent
   layout->addLayout(form);
   layout->addWidget(m_buttons);
   updateOk();
-}
-
-bool CompareArtifactsDialog::isArtifactPath(const QString& path) {
-  const QFileInfo info(path);
-  if (path.isEmpty() || !info.exists()) return false;
-  if (info.isFile()) return info.suffix() == QLatin1String("mlir");
-  return QFileInfo::exists(QDir(path).filePath(QStringLiteral("graph.mlir")));
 }
 
 void CompareArtifactsDialog::setPaths(const QString& a, const QString& b) {

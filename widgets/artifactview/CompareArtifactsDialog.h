@@ -20,9 +20,6 @@ public:
   QString pathA() const;
   QString pathB() const;
 
-  /// True when `path` is an artifact directory (graph.mlir inside) or a .mlir file.
-  static bool isArtifactPath(const QString& path);
-
 private:
   void browse(QLineEdit* edit, const QString& title);
   void updateOk();

@@ -3,10 +3,10 @@
 
 #include "StudioSession.h"
 #include "model/ArchiveRecordings.h"
-#include "runtime/RandomInputs.h"
 #include "tensor/Safetensors.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <QSettings>
@@ -52,37 +52,25 @@ void NumericRun::setMemoryBudget(std::uint64_t bytes) {
 }
 
 QString NumericRun::makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
-                               const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
-                               runtime::RuntimeInputs* bound) {
-  auto fromFile = [&](const SafetensorsFile& file) -> QString {
-    out = file.tensors();
-    if (!bound) return {};
-    Expected<runtime::RuntimeInputs> inputs = runtime::RuntimeInputs::fromFile(file);
-    if (!inputs) return toQ(inputs.message());
-    *bound = std::move(*inputs);
-    return {};
-  };
+                               const runtime::RuntimePlan& plan, RunInputs& out) {
+  RunInputSpec spec;
   switch (choice.source) {
-  case NumericRun::InputSource::Recorded:
-    if (!recordings || !recordings->inputs) return NumericRun::tr("the model has no recorded inputs");
-    return fromFile(*recordings->inputs);
-  case NumericRun::InputSource::File: {
-    if (choice.file.isEmpty()) return NumericRun::tr("choose an inputs file (Debug ▸ Run Inputs…)");
-    Expected<SafetensorsFile> file = SafetensorsFile::open(choice.file.toStdString());
-    if (!file) return toQ(file.message());
-    return fromFile(*file);
-  }
-  case NumericRun::InputSource::Random:
+  case InputSource::Recorded:
+    spec = RunInputSpec::recorded();
+    break;
+  case InputSource::File:
+    if (choice.file.isEmpty()) return tr("choose an inputs file (Debug ▸ Run Inputs…)");
+    spec = RunInputSpec::fromFile(QFile::encodeName(choice.file).toStdString());
+    break;
+  case InputSource::Random:
+    spec.random.points = choice.points;
+    spec.random.seed = choice.seed;
+    spec.random.batchSize = choice.batchSize;
     break;
   }
-  runtime::RandomInputOptions options;
-  options.points = choice.points;
-  options.seed = choice.seed;
-  options.batchSize = choice.batchSize;
-  Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, options);
-  if (!tensors) return toQ(tensors.message());
-  out = std::move(*tensors);
-  if (bound) bound->named = out;
+  Expected<RunInputs> inputs = makeRunInputs(spec, plan, recordings);
+  if (!inputs) return toQ(inputs.message());
+  out = std::move(*inputs);
   return {};
 }
 
@@ -112,10 +100,8 @@ QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun
   Expected<LoweredRun> run = runLowering(*lowering, job.name);
   if (!run) return failedAt(run.message());
   auto prepared = std::make_unique<LoweredRun>(std::move(*run));
-  std::vector<NamedTensor> tensors;
-  runtime::RuntimeInputs inputs;
-  if (QString problem = makeInputs(job.choice, job.recordings, prepared->runtime.plan(), tensors, &inputs);
-      !problem.isEmpty())
+  RunInputs inputs;
+  if (QString problem = makeInputs(job.choice, job.recordings, prepared->runtime.plan(), inputs); !problem.isEmpty())
     return failedAt(problem.toStdString());
   runtime::RuntimeOptions keep;
   keep.keepValues = true;
@@ -128,7 +114,7 @@ QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun
     keep.afterOp = [m, rt](int op) { m->measureOp(*rt, op); };
     *measurements = m;
   }
-  if (Status s = prepared->runtime.start(inputs, keep); !s) return failedAt(s.message());
+  if (Status s = prepared->runtime.start(inputs.bound, keep); !s) return failedAt(s.message());
   out = std::move(prepared);
   return {};
 }
@@ -242,10 +228,11 @@ QString NumericRun::saveInputs(const QString& path) {
     if (QString problem = prepareRun(makeJob(), prepared); !problem.isEmpty()) return problem;
     plan = &prepared->runtime.plan();
   }
-  std::vector<NamedTensor> tensors;
+  RunInputs inputs;
   const ArchiveRecordings* recordings = m_recordings ? &*m_recordings : nullptr;
-  if (QString problem = makeInputs(m_choice, recordings, *plan, tensors, nullptr); !problem.isEmpty()) return problem;
-  if (Status s = writeSafetensors(path.toStdString(), tensors, std::nullopt); !s) return toQ(s.message());
+  if (QString problem = makeInputs(m_choice, recordings, *plan, inputs); !problem.isEmpty()) return problem;
+  if (Status s = writeSafetensors(QFile::encodeName(path).toStdString(), inputs.tensors, std::nullopt); !s)
+    return toQ(s.message());
   return {};
 }
 
@@ -615,39 +602,7 @@ void NumericRun::computeCheck() {
     return;
   }
   if (m_expectedOutputs.isEmpty()) return;
-  // The outputs against the expected file, each as a node check of the node that produced it.
-  RecordingCheck check;
-  check.tolerance = m_tolerance;
-  Expected<SafetensorsFile> expected = SafetensorsFile::open(m_expectedOutputs.toStdString());
-  if (!expected) {
-    check.warnings.push_back(expected.message());
-    m_check = std::move(check);
-    return;
-  }
-  Expected<std::vector<runtime::OutputCheck>> outputs = m_run->runtime.checkOutputs(*expected, 0.0, 0.0);
-  if (!outputs) {
-    check.warnings.push_back(outputs.message());
-    m_check = std::move(check);
-    return;
-  }
-  const runtime::RuntimePlan& plan = m_run->runtime.plan();
-  for (std::size_t i = 0; i < outputs->size() && i < plan.outputs.size(); ++i) {
-    const runtime::OutputCheck& o = (*outputs)[i];
-    NodeCheck c;
-    c.ref.name = o.name;
-    c.ref.sparse = o.sparse;
-    const int op = plan.producer[static_cast<std::size_t>(plan.outputs[i].slot)]; // -1: an argument
-    if (op >= 0) {
-      c.ref.ssa = plan.ops[static_cast<std::size_t>(op)].name();
-      if (static_cast<std::size_t>(op) < m_run->opNodes.size()) c.ref.node = m_run->opNodes[static_cast<std::size_t>(op)];
-    }
-    c.problem = o.problem;
-    c.divergence = o.divergence;
-    c.exceeds = !c.compared() || c.divergence.relL2 > m_tolerance;
-    if (c.exceeds && check.firstDivergent < 0) check.firstDivergent = static_cast<int>(check.nodes.size());
-    check.nodes.push_back(std::move(c));
-  }
-  m_check = std::move(check);
+  m_check = checkOutputsByNode(*m_run, QFile::encodeName(m_expectedOutputs).toStdString(), m_tolerance);
 }
 
 void NumericRun::setExpectedOutputs(const QString& file) {

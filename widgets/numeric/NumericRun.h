@@ -13,8 +13,9 @@
 /// them (StudioSession::aboutToChange) and NumericRun waits for its jobs before it happens. The
 /// runtime owns everything it reads (weights share their buffers).
 
-#include "diff/LoweredRun.h"
-#include "diff/RecordingCheck.h"
+#include "exec/LoweredRun.h"
+#include "exec/RecordingCheck.h"
+#include "exec/RunInputs.h"
 #include "runtime/Runtime.h"
 
 #include <QFutureWatcher>
@@ -79,12 +80,10 @@ public:
   void setExpectedOutputs(const QString& file);
   /// What the golden is: "recorded activations", the expected file's name, or "".
   QString goldenDescription() const;
-  /// The inputs of `choice` for `plan` as tensors (what Save Inputs writes) and, when `bound` is
-  /// given, as the runtime binds them; an error message on failure. `recordings` serves a
-  /// Recorded choice (nullptr: none). Also the artifact run bar's inputs.
+  /// The inputs of `choice` for `plan` (exec/RunInputs.h); an error message on failure.
+  /// `recordings` serves a Recorded choice (nullptr: none).
   static QString makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
-                            const runtime::RuntimePlan& plan, std::vector<NamedTensor>& out,
-                            runtime::RuntimeInputs* bound);
+                            const runtime::RuntimePlan& plan, RunInputs& out);
   /// Writes the chosen inputs as an inputs.safetensors (the runtime's naming). Errors as text.
   QString saveInputs(const QString& path);
   /// "1 000 random points (seed 0, batch 1)", "inputs.safetensors", "recorded inputs".

@@ -5,6 +5,9 @@
 
 #include "panels/ExportJob.h"
 
+#include "artifactview/ArtifactDocument.h"
+#include "dialect/ArtifactFiles.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -75,12 +78,9 @@ void ExportJob::onFinished() {
       !m_result.ok && m_cancel.load() && error.startsWith(QStringLiteral("artifact save cancelled"));
   if (m_result.ok) {
     const QDir dir(m_result.directory);
-    const QString graph =
-        dir.filePath(QString::fromLatin1(kArtifactGraphFile.data(), int(kArtifactGraphFile.size())));
+    const QString graph = dir.filePath(artifactFileName(kArtifactGraphFile));
     m_result.graphBytes = QFileInfo(graph).size();
-    m_result.weightsBytes = QFileInfo(dir.filePath(QString::fromLatin1(kArtifactWeightFile.data(),
-                                                                       int(kArtifactWeightFile.size()))))
-                                .size();
+    m_result.weightsBytes = QFileInfo(dir.filePath(artifactFileName(kArtifactWeightFile))).size();
     QFile file(graph);
     if (file.open(QIODevice::ReadOnly)) m_result.mlirLines = file.readAll().count('\n');
   }

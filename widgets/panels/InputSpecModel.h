@@ -12,7 +12,7 @@
 ///
 /// A spec means what `lattice-cli lower --input` means by it: cliText() gives that form.
 
-#include "diff/InputChannels.h"
+#include "exec/InputChannels.h"
 #include "model/Model.h"
 
 #include <QAbstractTableModel>

@@ -1,5 +1,5 @@
 // A finished lowering as a runtime, with every op mapped to the FX node that emitted it.
-#include "diff/LoweredRun.h"
+#include "exec/LoweredRun.h"
 
 #include "verify/MlirParser.h"
 
@@ -100,5 +100,38 @@ std::string failedInputNodeOf(const PreparedLowering& lowering, const std::strin
   return {};
 }
 } // namespace
+
+RecordingCheck checkOutputsByNode(const LoweredRun& run, const std::string& expectedFile, double tolerance) {
+  RecordingCheck check;
+  check.tolerance = tolerance;
+  Expected<SafetensorsFile> expected = SafetensorsFile::open(expectedFile);
+  if (!expected) {
+    check.warnings.push_back(expected.message());
+    return check;
+  }
+  Expected<std::vector<runtime::OutputCheck>> outputs = run.runtime.checkOutputs(*expected, 0.0, 0.0);
+  if (!outputs) {
+    check.warnings.push_back(outputs.message());
+    return check;
+  }
+  const runtime::RuntimePlan& plan = run.runtime.plan();
+  for (std::size_t i = 0; i < outputs->size() && i < plan.outputs.size(); ++i) {
+    const runtime::OutputCheck& o = (*outputs)[i];
+    NodeCheck c;
+    c.ref.name = o.name;
+    c.ref.sparse = o.sparse;
+    const int op = plan.producer[static_cast<std::size_t>(plan.outputs[i].slot)]; // -1: an argument
+    if (op >= 0) {
+      c.ref.ssa = plan.ops[static_cast<std::size_t>(op)].name();
+      if (static_cast<std::size_t>(op) < run.opNodes.size()) c.ref.node = run.opNodes[static_cast<std::size_t>(op)];
+    }
+    c.problem = o.problem;
+    c.divergence = o.divergence;
+    c.exceeds = !c.compared() || c.divergence.relL2 > tolerance;
+    if (c.exceeds && check.firstDivergent < 0) check.firstDivergent = static_cast<int>(check.nodes.size());
+    check.nodes.push_back(std::move(c));
+  }
+  return check;
+}
 
 } // namespace lattice

@@ -2,7 +2,7 @@
 // rules over its text and weight shapes (no weight bytes are produced: deferred tensors know
 // their shapes).
 
-#include "diff/InputChannels.h"
+#include "exec/InputChannels.h"
 
 #include "verify/ArtifactVerifier.h"
 #include "verify/MlirParser.h"

@@ -1,7 +1,7 @@
 // The recorded golden: each FX node's artifact value against what PyTorch recorded for it.
-#include "diff/RecordingCheck.h"
+#include "exec/RecordingCheck.h"
 
-#include "diff/TrainerDifferences.h"
+#include "exec/TrainerDifferences.h"
 #include "lowering/ArtifactValue.h"
 #include "runtime/CoordSet.h"
 #include "tensor/TensorConvert.h"

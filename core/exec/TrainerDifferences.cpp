@@ -1,5 +1,5 @@
 // The documented trainer/consumer differences of TrainerDifferences.h.
-#include "diff/TrainerDifferences.h"
+#include "exec/TrainerDifferences.h"
 
 #include <array>
 

@@ -5,7 +5,7 @@
 /// emitted it (the builder's provenance), so a run can be shown node by node.
 
 #include "lowering/Lowering.h"
-#include "diff/RecordingCheck.h"
+#include "exec/RecordingCheck.h"
 #include "runtime/Runtime.h"
 #include "support/Expected.h"
 
@@ -55,5 +55,12 @@ Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::st
 /// binding error naming an argument (`input 'x_features' has shape ...`) the node that owns the argument
 /// (the input's placeholder). Empty when none applies (an error of the module as a whole).
 std::string failedNodeOf(const PreparedLowering& lowering, const std::string& message);
+
+/// A finished run's outputs against an expected-outputs file (named as `lattice-cli run -o`
+/// writes outputs), as a check of one node per output: the FX node that produced it, its
+/// relative L2 error against the file; over `tolerance`, or not comparable, is divergent. What
+/// the studio uses as the golden of a model without recorded activations. A file that cannot be
+/// read or does not fit the outputs is the check's one warning.
+RecordingCheck checkOutputsByNode(const LoweredRun& run, const std::string& expectedFile, double tolerance);
 
 } // namespace lattice
