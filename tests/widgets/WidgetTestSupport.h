@@ -35,13 +35,26 @@ inline QByteArray readAll(const QString& path) {
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-/// Opens `reference` and waits (up to 30 s) for the load to finish; false when it failed.
+/// A run slice budget no test's run reaches: continueRun and runToNode finish before they
+/// return however loaded the machine is, as the default budget (15 ms) does for small graphs on
+/// an idle one.
+inline constexpr int kUnslicedRunBudgetMs = 600'000;
+
+/// Opens `reference` and waits (up to 120 s: a TorchScript file loads LibTorch, slow under the
+/// sanitizers) for the load to finish; false, with the reason logged, when it failed. The
+/// session's run slice budget becomes kUnslicedRunBudgetMs, so a test's short runs end inside
+/// the call whatever the load; tests of slicing set their own budget afterwards.
 inline bool openAndWait(studio::StudioSession& session, const QString& reference) {
   QSignalSpy loaded(&session, &studio::StudioSession::modelLoaded);
   QSignalSpy failed(&session, &studio::StudioSession::modelLoadFailed);
+  session.setRunSliceBudget(kUnslicedRunBudgetMs);
   session.openModel(reference);
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i)
+  for (int i = 0; i < 2400 && loaded.isEmpty() && failed.isEmpty(); ++i)
     QTest::qWait(50);
+  if (!failed.isEmpty())
+    qWarning("openAndWait: %s failed: %s", qPrintable(reference), qPrintable(failed.front().front().toString()));
+  else if (loaded.isEmpty())
+    qWarning("openAndWait: %s did not load within 120 s", qPrintable(reference));
   return !loaded.isEmpty();
 }
 
