@@ -8,6 +8,8 @@
 // op's failure names its graph.mlir location), and a finished run's outputs have sizes that
 // match their shapes; never a crash or a hang.
 
+#include "FuzzRunChecks.h"
+
 #include "runtime/RandomInputs.h"
 #include "runtime/Runtime.h"
 #include "verify/MlirParser.h"
@@ -26,11 +28,6 @@ namespace {
 using namespace lattice;
 
 constexpr std::string_view kSeparator = "\n// lattice-fuzz: weights.safetensors\n";
-
-[[noreturn]] void failWith(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "%s: %s\n", what, detail.c_str());
-  std::abort();
-}
 
 std::uint64_t hashBytes(const std::uint8_t* data, std::size_t size) {
   std::uint64_t h = 1469598103934665603ull;
@@ -51,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.maxBytes = std::size_t(1) << 20;
   ArtifactParseResult parsed = parseArtifactGraph(text, "graph.mlir", limits);
   if (!parsed.ok()) {
-    if (parsed.error.message.empty()) failWith("parse error without a message", "");
+    if (parsed.error.message.empty()) fuzz::failWith("parse error without a message", "");
     return 0;
   }
 
@@ -66,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::shared_ptr<const void> keepAlive(copy, [](const void* p) { delete[] static_cast<const std::uint8_t*>(p); });
     Expected<SafetensorsFile> file = SafetensorsFile::parse(copy, n, "weights.safetensors", keepAlive);
     if (!file) {
-      if (file.message().empty()) failWith("weights error without a message", "");
+      if (file.message().empty()) fuzz::failWith("weights error without a message", "");
       return 0;
     }
     weights = runtime::WeightSource::fromFile(std::make_shared<const SafetensorsFile>(std::move(*file)));
@@ -74,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   Expected<runtime::Runtime> rt = runtime::Runtime::fromGraph(std::move(*parsed.graph), std::move(weights));
   if (!rt) {
-    if (rt.message().empty()) failWith("an invalid artifact without a message", "");
+    if (rt.message().empty()) fuzz::failWith("an invalid artifact without a message", "");
     return 0;
   }
 
@@ -85,34 +82,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.batchSize = 1 + static_cast<std::int64_t>((h >> 16) % 2);
   Expected<std::vector<NamedTensor>> made = runtime::randomInputs(rt->plan(), options);
   if (!made) {
-    if (made.message().empty()) failWith("inputs refused without a message", "");
+    if (made.message().empty()) fuzz::failWith("inputs refused without a message", "");
     return 0;
   }
   runtime::RuntimeInputs inputs;
   inputs.named = std::move(*made);
   runtime::RuntimeOptions runOptions;
   runOptions.numerics = (h >> 24) % 4 == 0 ? runtime::Numerics::Exact : runtime::Numerics::Default;
-  if (Status s = rt->start(inputs, runOptions); !s) {
-    if (s.message().empty()) failWith("start failed without a message", "");
-    return 0;
-  }
-  if (Status s = rt->run(); !s) {
-    // An op's error reads `graph.mlir:L:C: error: 'lattice.X' op %name: ...`.
-    if (s.message().rfind("graph.mlir:", 0) != 0 || s.message().find("' op %") == std::string::npos)
-      failWith("an op failed without its location", s.message());
-    if (rt->finished()) failWith("a failed run is finished", s.message());
-    return 0;
-  }
-  Expected<std::vector<NamedTensor>> outputs = rt->outputs();
-  if (!outputs) failWith("a finished run has no outputs", outputs.message());
-  unsigned checksum = 0;
-  for (const NamedTensor& t : *outputs) {
-    if (t.tensor.byteSize() != static_cast<std::size_t>(t.tensor.numel()) * dtypeSize(t.tensor.dtype()))
-      failWith("an output's size does not match its shape", t.key);
-    for (std::size_t i = 0; i < t.tensor.byteSize(); ++i)
-      checksum += t.tensor.data()[i];
-  }
-  volatile unsigned sink = checksum;
-  (void)sink;
+  fuzz::runAndCheck(*rt, inputs, runOptions);
   return 0;
 }

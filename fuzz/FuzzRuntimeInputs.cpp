@@ -9,6 +9,8 @@
 // either succeeds or fails with a message (an op's failure names its graph.mlir location), and a
 // finished run hands out outputs whose sizes match their shapes; never a crash or a hang.
 
+#include "FuzzRunChecks.h"
+
 #include "runtime/Runtime.h"
 #include "verify/MlirParser.h"
 
@@ -146,11 +148,6 @@ runtime::Runtime& pointRuntime() {
   return rt;
 }
 
-[[noreturn]] void failWith(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "%s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -171,27 +168,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   runtime::Runtime& rt = file->find("points") ? pointRuntime() : sparseRuntime();
-  if (Status s = rt.start(*inputs); !s) {
-    if (s.message().empty()) failWith("start failed without a message", "");
-    return 0;
-  }
-  if (Status s = rt.run(); !s) {
-    // An op's error reads `graph.mlir:L:C: error: 'lattice.X' op %name: ...`.
-    if (s.message().rfind("graph.mlir:", 0) != 0 || s.message().find("' op %") == std::string::npos)
-      failWith("an op failed without its location", s.message());
-    if (rt.finished()) failWith("a failed run is finished", s.message());
-    return 0;
-  }
-  Expected<std::vector<NamedTensor>> outputs = rt.outputs();
-  if (!outputs) failWith("a finished run has no outputs", outputs.message());
-  unsigned checksum = 0;
-  for (const NamedTensor& t : *outputs) {
-    if (t.tensor.byteSize() != static_cast<std::size_t>(t.tensor.numel()) * dtypeSize(t.tensor.dtype()))
-      failWith("an output's size does not match its shape", t.key);
-    for (std::size_t i = 0; i < t.tensor.byteSize(); ++i)
-      checksum += t.tensor.data()[i];
-  }
-  volatile unsigned sink = checksum;
-  (void)sink;
+  fuzz::runAndCheck(rt, *inputs);
   return 0;
 }
