@@ -39,7 +39,7 @@ struct NumericRun::Prepared {
 std::uint64_t NumericRun::defaultMemoryBudget() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
   const std::uint64_t physical = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
-  return std::max<std::uint64_t>(physical / 100, std::uint64_t(128) << 20);
+  return std::max<std::uint64_t>(physical / 200, std::uint64_t(128) << 20);
 }
 
 std::uint64_t NumericRun::memoryBudget() {

@@ -134,7 +134,7 @@ public:
   bool isRecomputing() const { return m_recomputeNode.has_value(); }
 
   /// The bytes of values past their last use a run keeps for the panels (settings key
-  /// numeric/memoryBudget, in bytes; 0: the default, 1% of physical memory and at least 128 MB).
+  /// numeric/memoryBudget, in bytes; 0: the default, 0.5% of physical memory and at least 128 MB).
   /// Beyond it the oldest are dropped and computed again when a panel shows them. A run reads
   /// it when it is prepared.
   static std::uint64_t memoryBudget();

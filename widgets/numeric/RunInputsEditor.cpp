@@ -100,7 +100,7 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   budget->setValue(int(std::min<std::uint64_t>(NumericRun::memoryBudget() >> 20, std::uint64_t(budget->maximum()))));
   budget->setToolTip(tr("Values the run no longer needs are kept for the panels up to this size; older ones are "
                         "dropped and computed again when you select their node. Applies from the next run. "
-                        "Default: %1 MB (1% of physical memory).")
+                        "Default: %1 MB (0.5% of physical memory, at least 128 MB).")
                          .arg(NumericRun::defaultMemoryBudget() >> 20));
   connect(budget, &QSpinBox::editingFinished, this,
           [budget] { NumericRun::setMemoryBudget(std::uint64_t(budget->value()) << 20); });
