@@ -111,7 +111,7 @@ void ArtifactGraphView::updateCaption() {
     else if (!m_nodes.isEmpty())
       parts << (m_method == ArtifactLayoutMethod::Graphviz
                     ? tr("Graphviz layout")
-                    : tr("layered layout (more than %1 nodes for Graphviz)").arg(graphvizNodeLimit()));
+                    : tr("layered layout (more than %1 nodes for Graphviz)").arg(kMaxGraphvizNodes));
   }
   m_captionLabel->setText(parts.join(QStringLiteral("  ·  ")));
   m_captionLabel->setVisible(!parts.isEmpty());

@@ -1,9 +1,9 @@
 #pragma once
 /// \file ArtifactGraphView: an artifact's op graph on screen. It measures the
 /// labels on the UI thread, lays the graph out on a worker thread (ArtifactLayout: Graphviz up to
-/// 800 nodes, the layered fallback above; a newer graph cancels and drops an older layout), builds
-/// ArtifactNodeItems and EdgeItems a slice per event-loop turn (120 000 ops never freeze the
-/// window), and reports selection. It reuses the model graph's
+/// kMaxGraphvizNodes nodes, the layered fallback above; a newer graph cancels and drops an older
+/// layout), builds ArtifactNodeItems and EdgeItems a slice per event-loop turn (120 000 ops never
+/// freeze the window), and reports selection. It reuses the model graph's
 /// GraphView (zoom, pan, fit, minimap) without its FX legend; owners show an ArtifactLegend.
 ///
 /// Keys: Up / Down move to the first producer / consumer, Left / Right to the previous / next

@@ -204,7 +204,7 @@ Expected<ArtifactLayout> layoutArtifactGraph(const ArtifactOpGraph& graph,
     return makeError("artifact layout: " + std::to_string(sizes.size()) + " sizes for " +
                      std::to_string(graph.nodes().size()) + " nodes");
   ArtifactLayout out;
-  if (forceLayered || static_cast<int>(graph.nodes().size()) > graphvizNodeLimit()) {
+  if (forceLayered || graph.nodes().size() > kMaxGraphvizNodes) {
     out.method = ArtifactLayoutMethod::Layered;
     out.result = layeredLayout(graph, sizes, cancel);
     if (cancelled(cancel)) return makeError("layout cancelled");

@@ -1,5 +1,5 @@
 #pragma once
-/// \file Layout of an ArtifactOpGraph. Up to graphvizNodeLimit() nodes the
+/// \file Layout of an ArtifactOpGraph. Up to kMaxGraphvizNodes nodes the
 /// whole graph goes through one Graphviz `dot` call (core/layout computeLayout). Larger graphs
 /// (an export of example:chain:10000 has 30 000 ops) would take minutes in `dot`, and an op
 /// graph has no module hierarchy to collapse, so they get a linear-time layered layout instead:
@@ -26,11 +26,6 @@ struct ArtifactLayout {
   /// Node boxes in node order (ids are the node positions as text), edges in edge order.
   LayoutResult result;
 };
-
-/// Largest graph laid out with Graphviz (the view layer's per-call bound).
-constexpr int graphvizNodeLimit() {
-  return 800;
-}
 
 /// Lays out `graph` with box sizes `sizes` (one per node). `forceLayered` skips Graphviz even
 /// for small graphs (tests, or when Graphviz fails). Errors: "layout cancelled" and Graphviz's.
