@@ -5,8 +5,8 @@
 // a hang or unbounded memory).
 
 #include "dialect/MlirTypes.h"
-#include "verify/ArtifactPrinter.h"
-#include "verify/MlirParser.h"
+#include "mlir/ArtifactPrinter.h"
+#include "mlir/MlirParser.h"
 
 #include <QtTest/QtTest>
 

@@ -2,9 +2,9 @@
 // Private to the reader: the recursive-descent parser state shared by MlirParser.cpp (module,
 // functions, ops) and MlirParserValues.cpp (types and attribute values).
 
-#include "verify/ArtifactGraph.h"
-#include "verify/MlirLexer.h"
-#include "verify/MlirParser.h"
+#include "mlir/ArtifactGraph.h"
+#include "mlir/MlirLexer.h"
+#include "mlir/MlirParser.h"
 
 #include <string>
 #include <string_view>

@@ -7,8 +7,8 @@
 // Deliberately not supported: MLIR's generic `"op"(...)` syntax, regions inside ops, attribute
 // aliases and dialects other than `lattice`, `func` and builtin.
 
-#include "verify/MlirParser.h"
-#include "verify/MlirParserImpl.h"
+#include "mlir/MlirParser.h"
+#include "mlir/MlirParserImpl.h"
 
 #include <algorithm>
 #include <fstream>
