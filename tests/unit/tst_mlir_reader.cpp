@@ -1,4 +1,4 @@
-// The artifact reader (core/verify MlirLexer/MlirParser, ArtifactPrinter): writer-form files
+// The artifact reader (core/mlir MlirLexer/MlirParser, ArtifactPrinter): writer-form files
 // print back byte for byte, free layouts (line breaks, comments, quoted keywords, other literal
 // spellings) parse into the same graph and print canonically, every piece carries its
 // line:column, and malformed input ends in one `file:line:col: error: message` (never a crash,
