@@ -12,7 +12,6 @@
 #include "MainWindow.h"
 #include "artifactview/ArtifactDiagnosticsModel.h"
 #include "artifactview/ArtifactGraphView.h"
-#include "artifactview/ArtifactLayout.h"
 #include "artifactview/ArtifactNodeItem.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactView.h"
@@ -23,6 +22,7 @@
 #include "graph/EdgeItem.h"
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"
+#include "layout/ArtifactLayout.h"
 
 #include "ArtifactViewTestSupport.h"
 
@@ -540,7 +540,7 @@ void TestArtifactView::layeredLayoutRespectsRanks() {
   QVERIFY(artifact);
   const ArtifactOpGraph g(artifact->graph);
   std::vector<LayoutSize> sizes(g.nodes().size(), LayoutSize{80, 30});
-  const LayoutResult r = layeredLayout(g, sizes);
+  const LayoutResult r = layeredLayout(layoutGraphOf(g), sizes);
   QCOMPARE(r.nodes.size(), g.nodes().size());
   for (const OpGraphEdge& e : g.edges())
     QVERIFY(r.nodes[static_cast<std::size_t>(e.from)].cy < r.nodes[static_cast<std::size_t>(e.to)].cy);

@@ -9,9 +9,9 @@
 /// Keys: Up / Down move to the first producer / consumer, Left / Right to the previous / next
 /// node in source order.
 
-#include "artifactview/ArtifactLayout.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
+#include "layout/ArtifactLayout.h"
 
 #include <QHash>
 #include <QSet>
@@ -30,6 +30,9 @@ namespace lattice::studio {
 class ArtifactNodeItem;
 class EdgeItem;
 class GraphView;
+
+/// `graph` as the layout sees it: its node count and producer → consumer edges, in edge order.
+OpLayoutGraph layoutGraphOf(const ArtifactOpGraph& graph);
 
 class ArtifactGraphView : public QWidget {
   Q_OBJECT
