@@ -4,10 +4,8 @@
 // dictionary or type), weight keys from the safetensors JSON header, and min/max/mean worked
 // out by hand from the stored values listed below. Selection is checked against the line
 // numbers of the ops in the text. A large exported chain (lattice-cli lower example:chain:N)
-// takes the layered layout and keeps the event loop turning while it loads.
-//
-// Set LATTICE_LARGE_ARTIFACT=/path/to/chain10000.lattice to also time a huge artifact (the
-// longest event-loop stall and the time to a laid-out view are printed).
+// takes the layered layout and keeps the event loop turning while it loads
+// (lattice-studio-bench --artifact times a huge one).
 
 #include "MainWindow.h"
 #include "artifactview/ArtifactDiagnosticsModel.h"
@@ -27,7 +25,6 @@
 #include "ArtifactViewTestSupport.h"
 
 #include <QAbstractItemModelTester>
-#include <QElapsedTimer>
 #include <QGraphicsScene>
 #include <QItemSelectionModel>
 #include <QJsonDocument>
@@ -102,7 +99,6 @@ private Q_SLOTS:
   void largeArtifactUsesLayeredLayout();
   void layeredLayoutRespectsRanks();
   void mainWindowOpensArtifactTabs();
-  void hugeArtifactTiming();
 };
 
 void TestArtifactView::initTestCase() {
@@ -573,54 +569,6 @@ void TestArtifactView::mainWindowOpensArtifactTabs() {
   QCOMPARE(window.tabs()->count(), 1);
   QVERIFY(window.action(QStringLiteral("file.openArtifact"))->shortcut() ==
           QKeySequence(QStringLiteral("Ctrl+Shift+O")));
-}
-
-void TestArtifactView::hugeArtifactTiming() {
-  const QString dir = qEnvironmentVariable("LATTICE_LARGE_ARTIFACT");
-  if (dir.isEmpty()) QSKIP("set LATTICE_LARGE_ARTIFACT to an exported example:chain:10000 to time it");
-  ArtifactView view;
-  view.resize(1400, 900);
-  view.show();
-  QElapsedTimer clock;
-  QElapsedTimer sinceTick;
-  qint64 longestStall = 0;
-  QTimer ticker;
-  ticker.setInterval(20);
-  qint64 stallEnd = 0;
-  QObject::connect(&ticker, &QTimer::timeout, [&] {
-    const qint64 gap = sinceTick.restart();
-    if (gap > longestStall) {
-      longestStall = gap;
-      stallEnd = clock.elapsed();
-    }
-  });
-  QSignalSpy loaded(&view, &ArtifactView::documentLoaded);
-  QSignalSpy laid(view.graphView(), &ArtifactGraphView::layoutFinished);
-  clock.start();
-  sinceTick.start();
-  ticker.start();
-  view.open(dir);
-  QVERIFY(waitFor([&] { return !loaded.isEmpty(); }, 600000));
-  const qint64 document = clock.elapsed();
-  QVERIFY(waitFor([&] { return !laid.isEmpty(); }, 600000));
-  const qint64 graph = clock.elapsed();
-  QVERIFY(waitFor([&] { return !view.weightsModel()->isComputing(); }, 600000));
-  const qint64 weights = clock.elapsed();
-  QVERIFY(waitFor([&] { return !view.mlirView()->isLoadingText(); }, 600000));
-  const qint64 text = clock.elapsed();
-  ticker.stop();
-  qInfo("%d nodes: document %lld ms, graph %lld ms, statistics %lld ms, text %lld ms, longest stall %lld ms",
-        static_cast<int>(view.document()->opGraph->nodes().size()), static_cast<long long>(document),
-        static_cast<long long>(graph), static_cast<long long>(weights), static_cast<long long>(text),
-        static_cast<long long>(longestStall));
-  qInfo("the longest stall ended at %lld ms", static_cast<long long>(stallEnd));
-  clock.restart();
-  view.graphView()->view()->viewport()->grab();
-  qInfo("one paint at the opening zoom: %lld ms", static_cast<long long>(clock.elapsed()));
-  view.graphView()->fitToView();
-  clock.restart();
-  view.graphView()->view()->viewport()->grab();
-  qInfo("one paint of the whole graph fitted: %lld ms", static_cast<long long>(clock.elapsed()));
 }
 
 QTEST_MAIN(TestArtifactView)
