@@ -5,6 +5,7 @@
 //   lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]
 //   lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]   (runtime_bench.cpp)
 //   lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]   (startup_bench.cpp)
+//   lattice-bench --validation [--runs N] [--sizes a,b,...]   (validation_bench.cpp)
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
@@ -14,6 +15,7 @@
 
 #include "runtime_bench.h"
 #include "startup_bench.h"
+#include "validation_bench.h"
 
 #include "lowering/Lowering.h"
 #include "model/LoadModel.h"
@@ -115,6 +117,8 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--runtime") return runtimeBenchMain(argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--startup") return startupBenchMain(argc, argv);
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--validation") return validationBenchMain(argc, argv);
   std::string dirArg;
   std::string casesArg;
   int runs = 5;
@@ -130,7 +134,8 @@ int main(int argc, char** argv) {
     else {
       std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n"
                    "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n"
-                   "       lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]\n";
+                   "       lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]\n"
+                   "       lattice-bench --validation [--runs N] [--sizes a,b,...]\n";
       return 2;
     }
   }

@@ -13,11 +13,11 @@
 #include "runtime_bench.h"
 
 #include "exec/LoweredRun.h"
+#include "mlir/MlirParser.h"
 #include "model/LoadModel.h"
 #include "runtime/Parallel.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Runtime.h"
-#include "verify/MlirParser.h"
 
 #include <nlohmann/json.hpp>
 

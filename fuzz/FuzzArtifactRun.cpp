@@ -10,9 +10,9 @@
 
 #include "FuzzRunChecks.h"
 
+#include "mlir/MlirParser.h"
 #include "runtime/RandomInputs.h"
 #include "runtime/Runtime.h"
-#include "verify/MlirParser.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -3,9 +3,9 @@
 // two properties and aborts when they fail: a parse error has a message, and the printer's
 // output of any parsed graph parses again and prints to the same text (a fixed point).
 
-#include "verify/ArtifactPrinter.h"
+#include "mlir/ArtifactPrinter.h"
+#include "mlir/MlirParser.h"
 #include "verify/ArtifactVerifier.h"
-#include "verify/MlirParser.h"
 
 #include <cstdint>
 #include <cstdio>

@@ -11,8 +11,8 @@
 
 #include "FuzzRunChecks.h"
 
+#include "mlir/MlirParser.h"
 #include "runtime/Runtime.h"
-#include "verify/MlirParser.h"
 
 #include <cmath>
 #include <cstdint>

@@ -6,10 +6,10 @@
 
 #include "exec/LoweredRun.h"
 #include "exec/RunInputs.h"
+#include "mlir/MlirParser.h"
 #include "runtime/Parallel.h"
 #include "support/ParseNumber.h"
 #include "verify/ArtifactValidation.h"
-#include "verify/MlirParser.h"
 
 #include <cmath>
 #include <iostream>

@@ -14,9 +14,9 @@
 ///
 /// Nothing here needs Qt or LibTorch; the studio and `lattice-cli diff` share it.
 
+#include "mlir/ArtifactGraph.h"
 #include "support/Expected.h"
 #include "tensor/Safetensors.h"
-#include "verify/ArtifactGraph.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -5,8 +5,8 @@
 #include "diff/ArtifactDiff.h"
 
 #include "dialect/ArtifactFiles.h"
+#include "mlir/MlirParser.h"
 #include "verify/ArtifactValidation.h"
-#include "verify/MlirParser.h"
 
 namespace lattice {
 namespace {

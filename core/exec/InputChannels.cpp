@@ -4,8 +4,8 @@
 
 #include "exec/InputChannels.h"
 
+#include "mlir/MlirParser.h"
 #include "verify/ArtifactVerifier.h"
-#include "verify/MlirParser.h"
 
 #include <unordered_map>
 

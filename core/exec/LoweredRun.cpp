@@ -1,7 +1,7 @@
 // A finished lowering as a runtime, with every op mapped to the FX node that emitted it.
 #include "exec/LoweredRun.h"
 
-#include "verify/MlirParser.h"
+#include "mlir/MlirParser.h"
 
 #include <unordered_map>
 

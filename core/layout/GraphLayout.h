@@ -9,6 +9,7 @@
 #include "support/Expected.h"
 
 #include <atomic>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,9 +138,14 @@ struct LayoutResult {
   const ClusterBox* findCluster(const std::string& id) const;
 };
 
+/// The most nodes one computeLayout call is given: `dot` is superlinear and cannot be
+/// interrupted, so larger graphs are split (the hierarchical view) or laid out another way (the
+/// artifact view's layered layout).
+constexpr std::size_t kMaxGraphvizNodes = 800;
+
 /// Lays out `graph` with Graphviz `dot` in-process (cgraph + gvc). Thread-safe: one
 /// process-wide lock serialises the Graphviz part, which cannot be interrupted, so callers keep
-/// graphs small (the view layer bounds every call to ~800 nodes). `cancel` is checked before and
+/// graphs small (the view layer bounds every call to kMaxGraphvizNodes). `cancel` is checked before and
 /// after that part; when set, the result is the error "layout cancelled". Other errors: invalid
 /// input (duplicate or unknown ids, a cluster cycle, a negative size) and Graphviz failures.
 Expected<LayoutResult> computeLayout(const LayoutGraph& graph, const LayoutOptions& options = {},

@@ -48,8 +48,8 @@ LayoutSize estimateItemSize(const GraphGrouping& grouping, const ViewItem& item)
 
 struct ViewOptions {
   std::size_t expandAllUpTo = 500;     ///< graphs with at most this many nodes open fully expanded
-  std::size_t maxNodesPerLayout = 800; ///< bound on the nodes of one Graphviz call; also the
-                                       ///< item budget of defaultExpansion
+  std::size_t maxNodesPerLayout = kMaxGraphvizNodes; ///< bound on the nodes of one Graphviz call;
+                                                     ///< also the item budget of defaultExpansion
   LayoutOptions layout;
   ItemMeasure measure;     ///< empty: estimateItemSize
   double groupPadding = 8; ///< nested layout: space around a group's interior

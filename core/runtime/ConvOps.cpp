@@ -179,15 +179,6 @@ std::shared_ptr<std::vector<float>> compute(OpContext& ctx, const KernelMap& map
   }
 }
 
-Triple divideStride(const Triple& in, const Triple& s) {
-  Triple out;
-  for (int a = 0; a < 3; ++a) {
-    if (in[a] % s[a] != 0) fail("transpose stride must divide the input tensor stride."); // X10
-    out[a] = in[a] / s[a];
-  }
-  return out;
-}
-
 } // namespace
 
 void runConvolution(OpContext& ctx) {

@@ -81,6 +81,9 @@ float roundTo(double value, DType dtype);
 std::string tripleText(const Triple& t);
 /// The tensor stride of a forward op, input ⊙ stride (sec. 10.1); throws when it overflows.
 Triple forwardStride(const Triple& input, const Triple& stride);
+/// The tensor stride of a transposed op, input ⊘ stride (sec. 10.4, X10); throws when a stride does
+/// not divide the input stride.
+Triple divideStride(const Triple& input, const Triple& stride);
 
 /// Op implementations, one per family file.
 void runSparseMake(OpContext& ctx);

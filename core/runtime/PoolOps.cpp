@@ -21,15 +21,6 @@ void requireF32(const Sparse& x) {
   if (x.dtype != DType::F32) fail("float16 local sparse pooling requires Metal."); // X12
 }
 
-Triple divideStride(const Triple& in, const Triple& s) {
-  Triple out;
-  for (int a = 0; a < 3; ++a) {
-    if (in[a] % s[a] != 0) fail("transpose stride must divide the input tensor stride."); // X10
-    out[a] = in[a] / s[a];
-  }
-  return out;
-}
-
 void checkTarget(const Sparse* target, const Triple& stride) {
   if (target && target->stride != stride) // X11
     fail("target stride " + tripleText(target->stride) + " does not match transposed output stride " +

@@ -16,12 +16,12 @@
 /// its last use unless RuntimeOptions::keepValues; cancel() from another thread stops a run
 /// between (and inside long) ops.
 
+#include "mlir/ArtifactGraph.h"
 #include "runtime/Compare.h"
 #include "runtime/RuntimePlan.h"
 #include "runtime/RuntimeValue.h"
 #include "support/Expected.h"
 #include "tensor/Safetensors.h"
-#include "verify/ArtifactGraph.h"
 
 #include <atomic>
 #include <functional>

@@ -8,7 +8,7 @@
 #include "runtime/RuntimePlan.h"
 
 #include "dialect/DialectSchema.h"
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 #include <algorithm>
 #include <set>

@@ -5,8 +5,8 @@
 /// buildRuntimePlan checks rules R1-R17 with the reference's messages, each prefixed with the
 /// location in graph.mlir (`graph.mlir:12:5: error: ...`).
 
+#include "mlir/ArtifactGraph.h"
 #include "support/Expected.h"
-#include "verify/ArtifactGraph.h"
 
 #include <array>
 #include <cstdint>

@@ -42,6 +42,15 @@ Triple forwardStride(const Triple& input, const Triple& stride) {
   return out;
 }
 
+Triple divideStride(const Triple& in, const Triple& s) {
+  Triple out;
+  for (int a = 0; a < 3; ++a) {
+    if (in[a] % s[a] != 0) fail("transpose stride must divide the input tensor stride."); // X10
+    out[a] = in[a] / s[a];
+  }
+  return out;
+}
+
 std::string describeValue(const RuntimeValue& value) {
   if (const auto* t = std::get_if<Tensor>(&value)) {
     std::string shape;

@@ -45,6 +45,13 @@ std::uint16_t floatToHalf(float value) {
   return static_cast<std::uint16_t>(sign | ((rebased + 0xfffu + lsb) >> 13));
 }
 
+float bfloat16ToFloat(std::uint16_t bits) {
+  const std::uint32_t widened = static_cast<std::uint32_t>(bits) << 16;
+  float out;
+  std::memcpy(&out, &widened, sizeof out);
+  return out;
+}
+
 namespace {
 
 template <typename T, typename Out> void convertAll(const TensorData& t, std::vector<Out>& out) {
@@ -82,14 +89,8 @@ Expected<std::vector<float>> toFloatVector(const TensorData& t) {
   case DType::BF16: {
     std::vector<std::uint16_t> raw(out.size());
     if (!raw.empty()) std::memcpy(raw.data(), t.data(), raw.size() * 2);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (t.dtype() == DType::F16) {
-        out[i] = halfToFloat(raw[i]);
-      } else {
-        const std::uint32_t bits = static_cast<std::uint32_t>(raw[i]) << 16;
-        std::memcpy(&out[i], &bits, sizeof(float));
-      }
-    }
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = t.dtype() == DType::F16 ? halfToFloat(raw[i]) : bfloat16ToFloat(raw[i]);
     break;
   }
   case DType::Bool:

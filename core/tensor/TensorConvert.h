@@ -1,6 +1,7 @@
 #pragma once
 /// \file Element conversions between stored tensors and the float values that readers compute
-/// with: IEEE half <-> float (round to nearest even), and any TensorData as a vector of floats.
+/// with: IEEE half <-> float (round to nearest even), bfloat16 -> float, and any TensorData as a
+/// vector of floats.
 /// Plain C++, no LibTorch: the diff and the runtime both read weights and inputs through it.
 
 #include "support/Expected.h"
@@ -17,6 +18,8 @@ float halfToFloat(std::uint16_t bits);
 std::uint16_t floatToHalf(float value);
 /// `value` rounded to binary16 and back: what storing it as f16 keeps.
 inline float roundToHalf(float value) { return halfToFloat(floatToHalf(value)); }
+/// The float value of bfloat16 bits (exact: a bfloat16 is the top half of a float).
+float bfloat16ToFloat(std::uint16_t bits);
 
 /// Every element of `tensor` as a float (integers converted, F16/BF16 widened, F64 rounded), in
 /// row-major order. Error when the shape does not match the bytes.

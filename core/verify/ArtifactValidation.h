@@ -3,10 +3,10 @@
 /// validation spec sec. 2 IO1-IO5, then every graph and weight rule) or a lone `.mlir` file (the
 /// graph rules only). This is what `lattice-cli validate` and the studio call.
 
+#include "mlir/ArtifactGraph.h"
+#include "mlir/Diagnostic.h"
+#include "mlir/MlirParser.h"
 #include "tensor/Safetensors.h"
-#include "verify/ArtifactGraph.h"
-#include "verify/Diagnostic.h"
-#include "verify/MlirParser.h"
 
 #include <memory>
 #include <optional>

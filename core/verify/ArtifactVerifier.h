@@ -34,9 +34,9 @@
 ///    padding and the tensor stride of a forward op at most 2^31 − 1 per axis, the range of an
 ///    i32 coordinate: at the op, naming the attribute and axis.
 
+#include "mlir/ArtifactGraph.h"
+#include "mlir/Diagnostic.h"
 #include "tensor/Safetensors.h"
-#include "verify/ArtifactGraph.h"
-#include "verify/Diagnostic.h"
 
 #include <functional>
 #include <string>

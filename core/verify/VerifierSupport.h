@@ -2,8 +2,8 @@
 // Private to the verifier: the diagnostic sink and the per-op view shared by VerifyModule.cpp,
 // VerifyOpSignature.cpp, VerifyOpRules.cpp and VerifyWeights.cpp.
 
-#include "verify/ArtifactGraph.h"
-#include "verify/Diagnostic.h"
+#include "mlir/ArtifactGraph.h"
+#include "mlir/Diagnostic.h"
 
 #include <cstdint>
 #include <string>

@@ -8,9 +8,9 @@
 
 #include "CliRunner.h"
 
+#include "mlir/MlirParser.h"
 #include "tensor/Safetensors.h"
 #include "tensor/TensorConvert.h"
-#include "verify/MlirParser.h"
 
 #include <QtTest/QtTest>
 

@@ -15,10 +15,10 @@
 // Placeholders in op text: $S / $H (sparse f32 / f16), $WC $WB $WL $WH $WE (weights of each
 // family, f32), $HWC $HWB (f16 conv and bias weights).
 
+#include "mlir/MlirParser.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
 #include "tensor/TensorConvert.h"
-#include "verify/MlirParser.h"
 
 #include <QtTest/QtTest>
 

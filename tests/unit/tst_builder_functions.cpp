@@ -4,42 +4,15 @@
 // against the conformance point_voxel and sparse_reindex graphs, every §4 error message, and the
 // §2.3/§2.4 value gathering and output flattening that ArtifactValue provides.
 
-#include "lowering/TorchLatticeArtifactBuilder.h"
+#include "BuilderTestSupport.h"
 
 #include <QtTest/QtTest>
 
-#include <fstream>
-#include <sstream>
-
 using namespace lattice;
+using namespace lattice::buildertest;
+using lattice::testmodels::readText;
 
 namespace {
-
-const std::string SP =
-    "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f32>";
-const std::string kModels = std::string(LATTICE_TEST_DATA_DIR) + "/conformance/models/";
-
-TorchLatticeArtifactBuilder makeBuilder() {
-  ArtifactBuilderOptions o;
-  o.createDefaultInput = false;
-  Expected<TorchLatticeArtifactBuilder> b = TorchLatticeArtifactBuilder::create(o);
-  if (!b) qFatal("builder: %s", b.message().c_str());
-  return std::move(*b);
-}
-
-ArtifactValuePtr sparseArg(TorchLatticeArtifactBuilder& b, const std::string& name,
-                           std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.sparseArgument(name, std::nullopt, c);
-  if (!v) qFatal("sparse argument: %s", v.message().c_str());
-  return *v;
-}
-
-ArtifactValuePtr denseArg(TorchLatticeArtifactBuilder& b, const std::string& name, const std::string& type,
-                          std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.denseArgument(name, type, c);
-  if (!v) qFatal("dense argument: %s", v.message().c_str());
-  return *v;
-}
 
 fx::Value val(const ArtifactValuePtr& v) {
   return toFxValue(v);
@@ -49,27 +22,6 @@ fx::Value f(double d) {
 }
 fx::Value s(const char* text) {
   return fx::Value::string(text);
-}
-
-std::string textWith(TorchLatticeArtifactBuilder& b, const ArtifactValuePtr& v) {
-  if (Status st = b.output({v}); !st) qFatal("output: %s", st.message().c_str());
-  Expected<std::string> text = b.toMlir();
-  if (!text) qFatal("to_mlir: %s", text.message().c_str());
-  return *text;
-}
-
-std::string lineWith(const std::string& text, const std::string& needle) {
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    if (l.find(needle) != std::string::npos) return l.rfind("    ", 0) == 0 ? l.substr(4) : l;
-  return {};
-}
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string binaryLine(const std::string& res, const std::string& lhs, const std::string& rhs,
@@ -165,7 +117,7 @@ void TestBuilderFunctions::binary() {
   QFETCH(QString, target);
   QFETCH(QString, op);
   QFETCH(QString, join);
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr a = sparseArg(b, "a", 3), c = sparseArg(b, "b", 3);
   Expected<ArtifactValuePtr> v = b.lowerFunction(target.toStdString(), {val(a), val(c)}, {});
   QVERIFY2(v.ok(), v.ok() ? "" : v.message().c_str());
@@ -176,7 +128,7 @@ void TestBuilderFunctions::binary() {
 }
 
 void TestBuilderFunctions::binaryOptionsAndErrors() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr a = sparseArg(b, "a", 2), c = sparseArg(b, "b", 2),
                    unknown = sparseArg(b, "u", std::nullopt);
   ArtifactValuePtr three = sparseArg(b, "t", 3), dense = denseArg(b, "d", "tensor<?x2xf32>", 2);
@@ -200,7 +152,7 @@ void TestBuilderFunctions::binaryOptionsAndErrors() {
   QCOMPARE(lineWith(text, "%add = "), binaryLine("add", "a", "b", "add", "outer"));
   QCOMPARE(lineWith(text, "%add1 = "), binaryLine("add1", "add", "b", "add", "outer", "-1.25"));
 
-  TorchLatticeArtifactBuilder e = makeBuilder();
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(e, "x", 2), y = sparseArg(e, "y", 3),
                    d = denseArg(e, "d", "tensor<?x2xf32>", 2);
   QCOMPARE(e.lowerFunction("operator.add", {val(x), f(1.0)}, {}).message(),
@@ -218,7 +170,7 @@ void TestBuilderFunctions::binaryOptionsAndErrors() {
 
 void TestBuilderFunctions::cat() {
   // Test 8: cat([left (3 ch), right (4 ch)]) with the default join inner; a left fold named cat_i.
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr l = sparseArg(b, "left", 3), r = sparseArg(b, "right", 4), t = sparseArg(b, "third", 5);
   Expected<ArtifactValuePtr> two =
       b.lowerFunction("torch_lattice.operators.cat", {fx::Value::list({val(l), val(r)})}, {});
@@ -239,7 +191,7 @@ void TestBuilderFunctions::cat() {
            "%cat_2 = lattice.sparse.cat %cat_11, %third {join = #lattice.join<outer>}" + types);
 
   // Unknown channels on either side give unknown channels.
-  TorchLatticeArtifactBuilder u = makeBuilder();
+  TorchLatticeArtifactBuilder u = makeBuilder(noDefaultInput());
   ArtifactValuePtr a = sparseArg(u, "a", std::nullopt), c = sparseArg(u, "c", 2);
   Expected<ArtifactValuePtr> v = u.lowerFunction("torch_lattice.operators.cat", {val(a), val(c)}, {});
   QVERIFY(v.ok());
@@ -247,7 +199,7 @@ void TestBuilderFunctions::cat() {
 }
 
 void TestBuilderFunctions::catErrors() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(b, "x", 2), d = denseArg(b, "d", "tensor<?x2xf32>", 2);
   QCOMPARE(b.lowerFunction("torch_lattice.operators.cat", {fx::Value::list({val(x)})}, {}).message(),
            std::string("lattice cat artifact requires at least two sparse values."));
@@ -261,7 +213,7 @@ void TestBuilderFunctions::pointVoxelConformance() {
   // Conformance point_voxel: four dense arguments, voxelize (mean, voxel 1, origin 0), then
   // nearest devoxelize, called as the recorded graph calls them (two positional operands, the
   // rest by keyword).
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr points = denseArg(b, "points", "tensor<?x3xf32>", std::nullopt);
   ArtifactValuePtr features = denseArg(b, "features", "tensor<?x2xf32>", 2);
   ArtifactValuePtr batch = denseArg(b, "batch_indices", "tensor<?xi32>", std::nullopt);
@@ -291,7 +243,7 @@ void TestBuilderFunctions::pointVoxelConformance() {
 }
 
 void TestBuilderFunctions::voxelizeOperandsAndErrors() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr p = denseArg(b, "p", "tensor<?x3xf32>", std::nullopt),
                    feats = denseArg(b, "f", "tensor<?x4xf32>", 4);
   ArtifactValuePtr bi = denseArg(b, "bi", "tensor<?xi32>", std::nullopt),
@@ -316,7 +268,7 @@ void TestBuilderFunctions::voxelizeOperandsAndErrors() {
            "tensor<?x4xf32>, tensor<?xi32>, tensor<1xi32>) -> " +
                SP);
 
-  TorchLatticeArtifactBuilder e = makeBuilder();
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput());
   ArtifactValuePtr ep = denseArg(e, "p", "tensor<?x3xf32>", std::nullopt),
                    ef = denseArg(e, "f", "tensor<?x4xf32>", 4);
   ArtifactValuePtr eb = denseArg(e, "bi", "tensor<?xi32>", std::nullopt),
@@ -343,7 +295,7 @@ void TestBuilderFunctions::voxelizeOperandsAndErrors() {
 
 void TestBuilderFunctions::reindexConformance() {
   // Conformance sparse_reindex: reindex_sparse(source, target, fill=-0.75).
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr source = sparseArg(b, "source", 2), target = sparseArg(b, "target", 1);
   Expected<ArtifactValuePtr> v = b.lowerFunction("torch_lattice.operators.reindex_sparse",
                                                  {val(source), val(target)}, {{"fill", f(-0.75)}});
@@ -353,7 +305,7 @@ void TestBuilderFunctions::reindexConformance() {
 }
 
 void TestBuilderFunctions::reindexErrors() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(b, "x", 2), d = denseArg(b, "d", "tensor<?x2xf32>", 2);
   const std::string reindex = "torch_lattice.operators.reindex_sparse";
   QCOMPARE(b.lowerFunction(reindex, {val(x)}, {}).message(),
@@ -372,14 +324,14 @@ void TestBuilderFunctions::reindexErrors() {
 }
 
 void TestBuilderFunctions::unsupportedFunction() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(b, "x", 2);
   QCOMPARE(b.lowerFunction("torch_lattice.operators.sparse_cat", {val(x), val(x)}, {}).message(),
            std::string("unsupported FX function for lattice artifact: torch_lattice.operators.sparse_cat"));
 }
 
 void TestBuilderFunctions::gatherArtifactValues_() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr a = sparseArg(b, "a", 1), c = sparseArg(b, "c", 1), d = sparseArg(b, "d", 1),
                    e = sparseArg(b, "e", 1);
   // Depth first, left to right; dict values in insertion order; kwargs after args; the rest dropped.
@@ -396,7 +348,7 @@ void TestBuilderFunctions::gatherArtifactValues_() {
 }
 
 void TestBuilderFunctions::flattenArtifactOutputs_() {
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr a = sparseArg(b, "a", 1), c = sparseArg(b, "c", 1);
   Expected<std::vector<ArtifactValuePtr>> ok =
       flattenArtifactOutputs(fx::Value::list({val(a), fx::Value::dict({{"k", fx::Value::tuple({val(c)})}})}));
@@ -419,7 +371,7 @@ void TestBuilderFunctions::elementTypeOf_() {
   QCOMPARE(elementTypeOf("tensor<?xi32>"), std::string("i32"));
   QCOMPARE(elementTypeOf("tensor<i64>"), std::string("i64"));
   QCOMPARE(elementTypeOf(SP), std::string("f32"));
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   QCOMPARE(denseArg(b, "n", "tensor<?x2x5xf16>", std::nullopt)->dtype(), std::string("f16"));
 }
 

@@ -4,99 +4,23 @@
 // expected.lattice byte for byte, weights included), every §3 error message, dispatch along
 // bases, and the registry's agreement with the lattice tracer's supported types.
 
+#include "BuilderTestSupport.h"
 #include "LoweringTestModels.h"
-
-#include "lowering/TorchLatticeArtifactBuilder.h"
 #include "tensor/Safetensors.h"
 #include "trace/Tracer.h"
 
 #include <QtTest/QtTest>
 
 #include <algorithm>
-#include <sstream>
 
 using namespace lattice;
 using namespace lattice::testmodels;
+using namespace lattice::buildertest;
 
 namespace {
 
-/// A ConvSpec with the fields named (ConvSpec's weight keeps its default).
-ConvSpec spec(int64_t in, int64_t out, Triple kernel = {1, 1, 1}, Triple stride = {1, 1, 1},
-              Triple padding = {0, 0, 0}, bool bias = false) {
-  ConvSpec s;
-  s.in = in;
-  s.out = out;
-  s.kernel = kernel;
-  s.stride = stride;
-  s.padding = padding;
-  s.bias = bias;
-  return s;
-}
-
-const std::string SP =
-    "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f32>";
-const std::string WCONV = "!lattice.weight<conv3d, f32>";
-const std::string WBIAS = "!lattice.weight<bias, f32>";
-const std::string WCH = "!lattice.weight<channel, f32>";
-const std::string kModels = std::string(LATTICE_TEST_DATA_DIR) + "/conformance/models/";
-
-TorchLatticeArtifactBuilder makeBuilder(ArtifactBuilderOptions o = {}) {
-  Expected<TorchLatticeArtifactBuilder> b = TorchLatticeArtifactBuilder::create(std::move(o));
-  if (!b) qFatal("builder: %s", b.message().c_str());
-  return std::move(*b);
-}
-
-ArtifactBuilderOptions noDefaultInput(std::optional<int64_t> batch = std::nullopt) {
-  ArtifactBuilderOptions o;
-  o.createDefaultInput = false;
-  o.batchSize = batch;
-  return o;
-}
-
-ArtifactValuePtr sparseArg(TorchLatticeArtifactBuilder& b, const std::string& name,
-                           std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.sparseArgument(name, std::nullopt, c);
-  if (!v) qFatal("sparse argument: %s", v.message().c_str());
-  return *v;
-}
-
-ArtifactValuePtr denseArg(TorchLatticeArtifactBuilder& b, const std::string& name, const std::string& type,
-                          std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.denseArgument(name, type, c);
-  if (!v) qFatal("dense argument: %s", v.message().c_str());
-  return *v;
-}
-
-/// graph.mlir with `v` returned.
-std::string textWith(TorchLatticeArtifactBuilder& b, const ArtifactValuePtr& v) {
-  if (Status s = b.output({v}); !s) qFatal("output: %s", s.message().c_str());
-  Expected<std::string> text = b.toMlir();
-  if (!text) qFatal("to_mlir: %s", text.message().c_str());
-  return *text;
-}
-
-/// The body line (without its 4-space indent) that contains `needle`; "" when none.
-std::string lineWith(const std::string& text, const std::string& needle) {
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    if (l.find(needle) != std::string::npos) return l.rfind("    ", 0) == 0 ? l.substr(4) : l;
-  return {};
-}
-
-std::vector<std::string> emittedOps(const TorchLatticeArtifactBuilder& b) {
-  std::vector<std::string> ops;
-  for (const EmittedOp& op : b.writer().ops())
-    ops.emplace_back(op.op);
-  return ops;
-}
-
 const ModuleInfo& at(const Model& m, const std::string& path) {
   return *m.module(path);
-}
-
-Expected<ArtifactValuePtr> lower(TorchLatticeArtifactBuilder& b, const Model& m, const std::string& path,
-                                 std::vector<ArtifactValuePtr> inputs) {
-  return b.lowerModule(path, at(m, path), m, std::move(inputs));
 }
 
 // --- conformance models rebuilt through the Model API (compare model.json) ------------------

@@ -3,78 +3,22 @@
 // the pass-through modules, with op lines written out by hand from the spec and the conformance
 // graph.mlir files, and every error message of those rows.
 
+#include "BuilderTestSupport.h"
 #include "LoweringTestModels.h"
-
-#include "lowering/TorchLatticeArtifactBuilder.h"
 
 #include <QtTest/QtTest>
 
 #include <algorithm>
 #include <cstring>
-#include <sstream>
 
 using namespace lattice;
 using namespace lattice::testmodels;
+using namespace lattice::buildertest;
 
 namespace {
 
-const std::string SP =
-    "!lattice.sparse_tensor<rank = 3, coord = batch_x_y_z, feature = row_channel, dtype = f32>";
-const std::string WCH = "!lattice.weight<channel, f32>";
-const std::string WBIAS = "!lattice.weight<bias, f32>";
 const std::string kNoCurrent =
     "builder has no current value; pass explicit inputs or create a default sparse input.";
-
-TorchLatticeArtifactBuilder makeBuilder(std::optional<int64_t> batch = std::nullopt,
-                                        std::string dtype = "f32") {
-  ArtifactBuilderOptions o;
-  o.createDefaultInput = false;
-  o.batchSize = batch;
-  o.inputDtype = std::move(dtype);
-  Expected<TorchLatticeArtifactBuilder> b = TorchLatticeArtifactBuilder::create(o);
-  if (!b) qFatal("builder: %s", b.message().c_str());
-  return std::move(*b);
-}
-
-ArtifactValuePtr sparseArg(TorchLatticeArtifactBuilder& b, const std::string& name,
-                           std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.sparseArgument(name, std::nullopt, c);
-  if (!v) qFatal("sparse argument: %s", v.message().c_str());
-  return *v;
-}
-
-ArtifactValuePtr denseArg(TorchLatticeArtifactBuilder& b, const std::string& name, const std::string& type,
-                          std::optional<int64_t> c) {
-  Expected<ArtifactValuePtr> v = b.denseArgument(name, type, c);
-  if (!v) qFatal("dense argument: %s", v.message().c_str());
-  return *v;
-}
-
-std::string textWith(TorchLatticeArtifactBuilder& b, const ArtifactValuePtr& v) {
-  if (Status s = b.output({v}); !s) qFatal("output: %s", s.message().c_str());
-  Expected<std::string> text = b.toMlir();
-  if (!text) qFatal("to_mlir: %s", text.message().c_str());
-  return *text;
-}
-
-std::string lineWith(const std::string& text, const std::string& needle) {
-  std::istringstream in(text);
-  for (std::string l; std::getline(in, l);)
-    if (l.find(needle) != std::string::npos) return l.rfind("    ", 0) == 0 ? l.substr(4) : l;
-  return {};
-}
-
-std::vector<std::string> emittedOps(const TorchLatticeArtifactBuilder& b) {
-  std::vector<std::string> ops;
-  for (const EmittedOp& op : b.writer().ops())
-    ops.emplace_back(op.op);
-  return ops;
-}
-
-Expected<ArtifactValuePtr> lower(TorchLatticeArtifactBuilder& b, const Model& m, const std::string& path,
-                                 std::vector<ArtifactValuePtr> inputs) {
-  return b.lowerModule(path, *m.module(path), m, std::move(inputs));
-}
 
 std::string weightLine(const std::string& key, const std::string& layout, const std::string& type) {
   std::string sym = key;
@@ -111,7 +55,7 @@ void TestBuilderNorms::batchNorm() {
   // The feature pattern exactly as conformance sparse_classifier prints it for `norm`.
   Model m = customModel(positional({"x"}));
   addBatchNorm(m, "norm", 4);
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   Expected<ArtifactValuePtr> v = lower(b, m, "norm", {sparseArg(b, "stem", 4)});
   QVERIFY(v.ok());
   QVERIFY((*v)->isSparse());
@@ -147,7 +91,7 @@ void TestBuilderNorms::batchNormErrorsAndConstants() {
   addBatchNorm(m, "bn", 3);
   addBatchNorm(m, "free", 3, /*affine=*/true, /*trackRunningStats=*/false);
   addBatchNorm(m, "plain", 3, /*affine=*/false);
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(b, "x", 3);
   QCOMPARE(lower(b, m, "bn", {denseArg(b, "d", "tensor<?x3xf32>", 3)}).message(),
            std::string("BatchNorm expects sparse_tensor, got dense_tensor."));
@@ -160,13 +104,13 @@ void TestBuilderNorms::batchNormErrorsAndConstants() {
   QCOMPARE(emittedOps(b), (std::vector<std::string>{"sparse.make", "sparse.decompose", "weight", "weight"}));
 
   // affine=False: constant ones/zeros under the module's own keys, f32 for an f32 builder.
-  TorchLatticeArtifactBuilder p = makeBuilder();
+  TorchLatticeArtifactBuilder p = makeBuilder(noDefaultInput());
   QVERIFY(lower(p, m, "plain", {sparseArg(p, "x", 3)}).ok());
   QCOMPARE(floatsOf(*p.weight("plain.weight")), (std::vector<float>{1.0f, 1.0f, 1.0f}));
   QCOMPARE(floatsOf(*p.weight("plain.bias")), (std::vector<float>{0.0f, 0.0f, 0.0f}));
 
   // Without parameters the module dtype is the builder's input dtype: f16 constants (1.0 = 0x3C00).
-  TorchLatticeArtifactBuilder h = makeBuilder(std::nullopt, "f16");
+  TorchLatticeArtifactBuilder h = makeBuilder(noDefaultInput(std::nullopt, "f16"));
   Expected<ArtifactValuePtr> hv = lower(h, m, "plain", {sparseArg(h, "x", 3)});
   QVERIFY(hv.ok());
   const TensorData* ones = h.weight("plain.weight");
@@ -189,7 +133,7 @@ void TestBuilderNorms::layerNorm() {
   bare.parameters = {{"weight", std::nullopt}, {"bias", std::nullopt}}; // elementwise_affine=False
   bare.attributes[0].second = fx::Value::integer(4);                    // an int is accepted
 
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   ArtifactValuePtr x = sparseArg(b, "x", 4);
   Expected<ArtifactValuePtr> v = lower(b, m, "ln", {x});
   QVERIFY(v.ok());
@@ -217,7 +161,7 @@ void TestBuilderNorms::layerNorm() {
   QVERIFY(lineWith(text, "tln_features_in").empty());
 
   // More than one normalized dimension: raised after the decompose was emitted.
-  TorchLatticeArtifactBuilder e = makeBuilder();
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput());
   QCOMPARE(lower(e, m, "wide", {sparseArg(e, "x", 4)}).message(),
            std::string("LayerNorm artifact expects one normalized feature dimension."));
   QCOMPARE(emittedOps(e).back(), std::string("sparse.decompose"));
@@ -234,7 +178,7 @@ void TestBuilderNorms::rmsNorm() {
   ModuleInfo& wide = addRmsNorm(m, "wide", 4);
   wide.attributes[0].second = fx::Value::tuple({fx::Value::integer(2), fx::Value::integer(2)});
 
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   Expected<ArtifactValuePtr> v = lower(b, m, "rms", {sparseArg(b, "x", 4)});
   QVERIFY(v.ok());
   const std::string text = textWith(b, *v);
@@ -242,14 +186,14 @@ void TestBuilderNorms::rmsNorm() {
                                                "%rms_weight {eps = 0.000001 : f32} : (tensor<?x4xf32>, " +
                                                    WCH + ") -> tensor<?x4xf32>");
   // torch.nn.RMSNorm's default eps=None: float(None) raises TypeError.
-  TorchLatticeArtifactBuilder e = makeBuilder();
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput());
   QCOMPARE(lower(e, m, "trms", {sparseArg(e, "x", 4)}).message(),
            std::string("float() argument must be a string or a real number, not 'NoneType'"));
   QCOMPARE(lower(e, m, "wide", {sparseArg(e, "y", 4)}).message(),
            std::string("RMSNorm artifact expects one normalized feature dimension."));
   // weight None → ones(C).
   m.module("trms")->attributes[1].second = fx::Value::floating(1e-6);
-  TorchLatticeArtifactBuilder o = makeBuilder();
+  TorchLatticeArtifactBuilder o = makeBuilder(noDefaultInput());
   QVERIFY(lower(o, m, "trms", {sparseArg(o, "x", 4)}).ok());
   QCOMPARE(floatsOf(*o.weight("trms.weight")), (std::vector<float>{1, 1, 1, 1}));
 }
@@ -285,7 +229,7 @@ void TestBuilderNorms::activations() {
   if (cls == "Softplus") a = {{"beta", fx::Value::floating(2.0)}, {"threshold", fx::Value::floating(10.0)}};
   Model m = customModel(positional({"x"}));
   addActivation(m, "act", cls.toStdString(), a, torchLattice);
-  TorchLatticeArtifactBuilder b = makeBuilder();
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput());
   Expected<ArtifactValuePtr> v = lower(b, m, "act", {sparseArg(b, "x", 4)});
   QVERIFY(v.ok());
   QCOMPARE((*v)->channels(), std::optional<int64_t>(4));
@@ -298,7 +242,7 @@ void TestBuilderNorms::denseFeatureOps() {
   // Test 34's head: activations on a dense value emit the bare op named `<name>_features`.
   Model m = customModel(positional({"x"}));
   addActivation(m, "act", "Sigmoid", {}, false);
-  TorchLatticeArtifactBuilder b = makeBuilder(2);
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput(2));
   ArtifactValuePtr rows = denseArg(b, "rows", "tensor<?x4xf32>", 4);
   Expected<ArtifactValuePtr> v = lower(b, m, "act", {rows});
   QVERIFY(v.ok());
@@ -308,7 +252,7 @@ void TestBuilderNorms::denseFeatureOps() {
                                                               activationAttrs("sigmoid") +
                                                               " : (tensor<?x4xf32>) -> tensor<?x4xf32>");
   // The activation helper on no input uses the current value, and there is none.
-  TorchLatticeArtifactBuilder e = makeBuilder();
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput());
   QCOMPARE(e.activation("a", "relu").message(), kNoCurrent);
 }
 
@@ -317,7 +261,7 @@ void TestBuilderNorms::globalPools() {
   addGlobalPool(m, "avgp", "GlobalAvgPool");
   addGlobalPool(m, "maxp", "GlobalMaxPool");
   addGlobalPool(m, "sump", "GlobalSumPool");
-  TorchLatticeArtifactBuilder b = makeBuilder(0); // batch_size 0 is accepted
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput(0)); // batch_size 0 is accepted
   ArtifactValuePtr x = sparseArg(b, "x", 4);
   for (const char* path : {"avgp", "maxp", "sump"}) {
     Expected<ArtifactValuePtr> v = lower(b, m, path, {x});
@@ -336,7 +280,7 @@ void TestBuilderNorms::globalPools() {
   QVERIFY(lineWith(text, "%avgp = lattice.global_pool %x {mode = #lattice.pool_mode<avg>, batch_size = 0}")
               .size());
 
-  TorchLatticeArtifactBuilder n = makeBuilder(std::nullopt);
+  TorchLatticeArtifactBuilder n = makeBuilder(noDefaultInput(std::nullopt));
   QCOMPARE(lower(n, m, "avgp", {sparseArg(n, "x", 4)}).message(),
            std::string("global_pool artifact requires a static batch_size."));
 }
@@ -345,7 +289,7 @@ void TestBuilderNorms::linear() {
   Model m = customModel(positional({"x"}));
   addLinear(m, "head", 4, 2);
   addLinear(m, "nobias", 4, 3, false);
-  TorchLatticeArtifactBuilder b = makeBuilder(2);
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput(2));
   ArtifactValuePtr x = sparseArg(b, "x", 4);
   QCOMPARE(lower(b, m, "head", {x}).message(),
            std::string("Linear expects dense_tensor, got sparse_tensor."));
@@ -367,7 +311,7 @@ void TestBuilderNorms::passThrough() {
   addFlatten(m, "flat");
   addFlatten(m, "flat0", 0);
   addIdentity(m, "id");
-  TorchLatticeArtifactBuilder b = makeBuilder(1);
+  TorchLatticeArtifactBuilder b = makeBuilder(noDefaultInput(1));
   ArtifactValuePtr x = sparseArg(b, "x", 2);
   ArtifactValuePtr rows = denseArg(b, "rows", "tensor<?x2xf32>", 2);
   const std::size_t ops = b.writer().opCount();
@@ -379,7 +323,7 @@ void TestBuilderNorms::passThrough() {
   QString lower_ = QString::fromStdString(text).toLower();
   QVERIFY(!lower_.contains(QLatin1String("dropout")) && !lower_.contains(QLatin1String("flat")));
 
-  TorchLatticeArtifactBuilder e = makeBuilder(1);
+  TorchLatticeArtifactBuilder e = makeBuilder(noDefaultInput(1));
   ArtifactValuePtr ex = sparseArg(e, "x", 2);
   ArtifactValuePtr er = denseArg(e, "rows", "tensor<?x2xf32>", 2);
   QCOMPARE(lower(e, m, "train", {ex}).message(),

@@ -4,8 +4,11 @@
 // payloads and signs, infinities, denormals, the integer range limits of every conversion, and
 // on random bit patterns. torch's results come from tests/data/dtype-conversion/torch_to.py run
 // by /usr/bin/python3 (Debian's python3-torch); without torch the comparison is skipped.
+// The element decoders of core/tensor/TensorConvert.h (half and bfloat16 bits to float) are
+// checked on bit patterns worked by hand.
 
 #include "lowering/WeightPacking.h"
+#include "tensor/TensorConvert.h"
 
 #include <QtTest/QtTest>
 
@@ -27,6 +30,10 @@ private Q_SLOTS:
   void matchesTorch();
   void handPicked();
   void unsupportedTypes();
+  void halfBitsToFloat_data();
+  void halfBitsToFloat();
+  void bfloat16BitsToFloat_data();
+  void bfloat16BitsToFloat();
 
 private:
   QTemporaryDir m_dir;
@@ -323,6 +330,57 @@ void TestDTypeConversion::unsupportedTypes() {
     QCOMPARE(QString::fromStdString(r.message()),
              QString("unsupported dtype conversion F32 -> %1").arg(QString::fromStdString(std::string(dtypeName(d)))));
   }
+}
+
+// Binary16: sign, 5 exponent bits (bias 15), 10 mantissa bits; exponent 0 is zero or subnormal
+// (mantissa · 2^-24), exponent 31 infinity or NaN.
+void TestDTypeConversion::halfBitsToFloat_data() {
+  QTest::addColumn<uint>("bits");
+  QTest::addColumn<float>("value");
+  QTest::newRow("one") << 0x3C00u << 1.0f;
+  QTest::newRow("minus two") << 0xC000u << -2.0f;
+  QTest::newRow("third") << 0x3555u << 0.333251953125f; // 2^-2 · (1 + 341/1024)
+  QTest::newRow("largest") << 0x7BFFu << 65504.0f;
+  QTest::newRow("smallest normal") << 0x0400u << 0.00006103515625f; // 2^-14
+  QTest::newRow("smallest subnormal") << 0x0001u << 0.000000059604644775390625f; // 2^-24
+  QTest::newRow("largest subnormal") << 0x03FFu << 0.000060975551605224609375f; // 1023 · 2^-24
+  QTest::newRow("minus zero") << 0x8000u << -0.0f;
+  QTest::newRow("infinity") << 0x7C00u << std::numeric_limits<float>::infinity();
+  QTest::newRow("minus infinity") << 0xFC00u << -std::numeric_limits<float>::infinity();
+}
+
+void TestDTypeConversion::halfBitsToFloat() {
+  QFETCH(uint, bits);
+  QFETCH(float, value);
+  const float got = halfToFloat(static_cast<std::uint16_t>(bits));
+  QCOMPARE(got, value);
+  QCOMPARE(std::signbit(got), std::signbit(value));
+  QVERIFY(std::isnan(halfToFloat(0x7E00)));
+  QVERIFY(std::isnan(halfToFloat(0xFC01)));
+}
+
+// Bfloat16: sign, 8 exponent bits (bias 127), 7 mantissa bits: the top half of a float.
+void TestDTypeConversion::bfloat16BitsToFloat_data() {
+  QTest::addColumn<uint>("bits");
+  QTest::addColumn<float>("value");
+  QTest::newRow("one") << 0x3F80u << 1.0f;
+  QTest::newRow("minus two") << 0xC000u << -2.0f;
+  QTest::newRow("pi-ish") << 0x4049u << 3.140625f; // 2^1 · (1 + 73/128)
+  QTest::newRow("largest") << 0x7F7Fu << 3.38953139e38f; // 2^127 · (2 - 2^-7)
+  QTest::newRow("smallest normal") << 0x0080u << 1.17549435e-38f; // 2^-126
+  QTest::newRow("minus zero") << 0x8000u << -0.0f;
+  QTest::newRow("infinity") << 0x7F80u << std::numeric_limits<float>::infinity();
+  QTest::newRow("minus infinity") << 0xFF80u << -std::numeric_limits<float>::infinity();
+}
+
+void TestDTypeConversion::bfloat16BitsToFloat() {
+  QFETCH(uint, bits);
+  QFETCH(float, value);
+  const float got = bfloat16ToFloat(static_cast<std::uint16_t>(bits));
+  QCOMPARE(got, value);
+  QCOMPARE(std::signbit(got), std::signbit(value));
+  QVERIFY(std::isnan(bfloat16ToFloat(0x7FC0)));
+  QCOMPARE(bfloat16ToFloat(0x0001), std::ldexp(1.0f, -133)); // the smallest subnormal
 }
 
 QTEST_APPLESS_MAIN(TestDTypeConversion)

@@ -8,12 +8,12 @@
 // for unnamed multi-result ops, are read too, and text MLIR's parser rejects is still rejected
 // with its line:column.
 
+#include "mlir/ArtifactPrinter.h"
+#include "mlir/MlirParser.h"
 #include "runtime/Runtime.h"
 #include "tensor/Safetensors.h"
-#include "verify/ArtifactPrinter.h"
 #include "verify/ArtifactValidation.h"
 #include "verify/ArtifactVerifier.h"
-#include "verify/MlirParser.h"
 
 #include <QtTest/QtTest>
 

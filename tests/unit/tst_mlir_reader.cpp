@@ -1,12 +1,12 @@
-// The artifact reader (core/verify MlirLexer/MlirParser, ArtifactPrinter): writer-form files
+// The artifact reader (core/mlir MlirLexer/MlirParser, ArtifactPrinter): writer-form files
 // print back byte for byte, free layouts (line breaks, comments, quoted keywords, other literal
 // spellings) parse into the same graph and print canonically, every piece carries its
 // line:column, and malformed input ends in one `file:line:col: error: message` (never a crash,
 // a hang or unbounded memory).
 
 #include "dialect/MlirTypes.h"
-#include "verify/ArtifactPrinter.h"
-#include "verify/MlirParser.h"
+#include "mlir/ArtifactPrinter.h"
+#include "mlir/MlirParser.h"
 
 #include <QtTest/QtTest>
 

@@ -6,10 +6,10 @@
 // Per-op rules are in tst_verifier_ops.cpp.
 
 #include "dialect/MlirTypes.h"
+#include "mlir/MlirParser.h"
 #include "tensor/Safetensors.h"
 #include "verify/ArtifactValidation.h"
 #include "verify/ArtifactVerifier.h"
-#include "verify/MlirParser.h"
 
 #include <QtTest/QtTest>
 

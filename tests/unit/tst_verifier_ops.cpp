@@ -4,8 +4,8 @@
 // values of every type the rows need (sparse tensors with odd conventions, weights of every
 // family, dense tensors of various shapes), so a row isolates exactly one op.
 
+#include "mlir/MlirParser.h"
 #include "verify/ArtifactVerifier.h"
-#include "verify/MlirParser.h"
 
 #include <QtTest/QtTest>
 

@@ -16,10 +16,10 @@
 #include "artifactview/ArtifactDocument.h"
 #include "artifactview/CompareArtifactsDialog.h"
 #include "artifactview/CompareView.h"
-#include "artifactview/DeltaHistogram.h"
 #include "artifactview/DiffListModel.h"
+#include "charts/DataFlowChart.h"
+#include "charts/DeltaHistogram.h"
 #include "graph/GraphView.h"
-#include "numeric/DataFlowChart.h"
 #include "numeric/NumericOverlay.h"
 
 #include "WidgetTestSupport.h"

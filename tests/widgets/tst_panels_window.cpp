@@ -4,9 +4,10 @@
 // saveLatticeModelArtifact — `lattice-cli lower` — writes for the same model. A long run
 // (Continue on the chain example) goes on in slices while the event loop keeps turning, shows its
 // progress in the status bar and ends with the complete graph.mlir in the MLIR panel; with
-// LATTICE_LARGE_RUN=N it runs example:chain:N and reports the time and the longest event-loop
-// stall. Artifact and compare tabs hide the model's panels and give them back, in the layout
-// the user left, on the model tab; a window opened on an artifact alone shows no empty model tab.
+// LATTICE_LARGE_RUN=N it runs example:chain:N (lattice-studio-bench --run times such a run and
+// its longest event-loop stall). Artifact and compare tabs hide the model's panels and give them
+// back, in the layout the user left, on the model tab; a window opened on an artifact alone shows
+// no empty model tab.
 
 #include "MainWindow.h"
 #include "StudioSession.h"
@@ -274,17 +275,11 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   QCOMPARE(session->totalNodes(), total);
 
   // A probe that re-posts itself as a queued call runs once per event-loop turn, as pending
-  // input and paint events do: the longest gap between its runs is the longest stall.
-  QElapsedTimer clock;
-  qint64 lastTick = 0;
-  qint64 longestGap = 0;
+  // input and paint events do: it sees the run's progress only if the run yields to the event
+  // loop between slices. (lattice-studio-bench --run times the longest stall.)
   bool sawProgress = false;
   bool probing = true;
   std::function<void()> probe = [&] {
-    const qint64 now = clock.elapsed();
-    longestGap = std::max(longestGap, now - lastTick);
-
-    lastTick = now;
     if (session->isRunning() && statusText(window).contains(QStringLiteral("running… node")))
       sawProgress = true;
     if (probing) QMetaObject::invokeMethod(this, probe, Qt::QueuedConnection);
@@ -300,7 +295,6 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   } stopProbe{probing};
   QSignalSpy stepped(session, &StudioSession::interpreterStepped);
   QSignalSpy running(session, &StudioSession::runningChanged);
-  clock.start();
   QMetaObject::invokeMethod(this, probe, Qt::QueuedConnection);
   QTest::keyClick(&window, Qt::Key_F8); // Debug ▸ Continue
   QVERIFY(session->isRunning());
@@ -308,7 +302,6 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   QVERIFY(window.action(QStringLiteral("debug.interrupt"))->isEnabled());
   for (int i = 0; i < 6000 && session->isRunning(); ++i)
     QTest::qWait(10);
-  const qint64 elapsed = clock.elapsed();
   probing = false;
   QTest::qWait(1); // the last probe call runs out
   QVERIFY(!session->isRunning());
@@ -318,9 +311,6 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   QVERIFY(sawProgress);
   QVERIFY(stepped.count() > 1); // several slices, each refreshing the panels once
   QCOMPARE(running.count(), 2);
-  qInfo("%s: %d nodes run in %lld ms in %lld slices; the event loop was never blocked longer than %lld ms",
-        qPrintable(reference), total, static_cast<long long>(elapsed),
-        static_cast<long long>(stepped.count()), static_cast<long long>(longestGap));
   QVERIFY(statusText(window).contains(QStringLiteral("finished")));
 
   // The MLIR panel holds exactly what the builder wrote, and what the CLI writes.

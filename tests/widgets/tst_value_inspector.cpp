@@ -4,8 +4,8 @@
 // back with the safetensors reader, bytes compared), HistogramChart's bars against the core
 // histogram, and DataFlowChart's points, threshold and clicks.
 
-#include "numeric/DataFlowChart.h"
-#include "numeric/HistogramChart.h"
+#include "charts/DataFlowChart.h"
+#include "charts/HistogramChart.h"
 #include "numeric/ValueInspector.h"
 #include "numeric/ValueRowsModel.h"
 #include "runtime/CoordSet.h"

@@ -4,7 +4,7 @@
 /// (`line:col`, or the file for whole-file diagnostics), severity and message. Notes follow
 /// the error they belong to, as the verifier reports them.
 
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 #include <QAbstractTableModel>
 

@@ -4,7 +4,7 @@
 /// diagnostics (validateArtifact), the graph.mlir text and the op graph.
 
 #include "artifactview/ArtifactOpGraph.h"
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 #include <QString>
 

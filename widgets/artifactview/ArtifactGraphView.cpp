@@ -26,6 +26,15 @@
 
 namespace lattice::studio {
 
+OpLayoutGraph layoutGraphOf(const ArtifactOpGraph& graph) {
+  OpLayoutGraph out;
+  out.nodeCount = graph.nodes().size();
+  out.edges.reserve(graph.edges().size());
+  for (const OpGraphEdge& e : graph.edges())
+    out.edges.push_back({e.from, e.to});
+  return out;
+}
+
 struct ArtifactGraphView::Job {
   std::shared_ptr<const ArtifactOpGraph> graph;
   ArtifactNodeItem::LabelMetrics metrics;
@@ -111,7 +120,7 @@ void ArtifactGraphView::updateCaption() {
     else if (!m_nodes.isEmpty())
       parts << (m_method == ArtifactLayoutMethod::Graphviz
                     ? tr("Graphviz layout")
-                    : tr("layered layout (more than %1 nodes for Graphviz)").arg(graphvizNodeLimit()));
+                    : tr("layered layout (more than %1 nodes for Graphviz)").arg(kMaxGraphvizNodes));
   }
   m_captionLabel->setText(parts.join(QStringLiteral("  ·  ")));
   m_captionLabel->setVisible(!parts.isEmpty());
@@ -167,10 +176,10 @@ void ArtifactGraphView::setGraph(std::shared_ptr<const ArtifactOpGraph> graph,
       const QSizeF s = ArtifactNodeItem::sizeFor(job->metrics, n.title, n.subtitle);
       job->sizes.push_back({s.width(), s.height()});
     }
-    Expected<ArtifactLayout> laid =
-        layoutArtifactGraph(*job->graph, job->sizes, &job->cancel, job->forceLayered);
+    const OpLayoutGraph input = layoutGraphOf(*job->graph);
+    Expected<ArtifactLayout> laid = layoutArtifactGraph(input, job->sizes, &job->cancel, job->forceLayered);
     if (!laid && !job->cancel && !job->forceLayered) // Graphviz failed: the fallback still works
-      laid = layoutArtifactGraph(*job->graph, job->sizes, &job->cancel, true);
+      laid = layoutArtifactGraph(input, job->sizes, &job->cancel, true);
     if (laid)
       job->layout = std::move(*laid);
     else

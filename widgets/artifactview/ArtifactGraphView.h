@@ -1,17 +1,17 @@
 #pragma once
 /// \file ArtifactGraphView: an artifact's op graph on screen. It measures the
 /// labels on the UI thread, lays the graph out on a worker thread (ArtifactLayout: Graphviz up to
-/// 800 nodes, the layered fallback above; a newer graph cancels and drops an older layout), builds
-/// ArtifactNodeItems and EdgeItems a slice per event-loop turn (120 000 ops never freeze the
-/// window), and reports selection. It reuses the model graph's
+/// kMaxGraphvizNodes nodes, the layered fallback above; a newer graph cancels and drops an older
+/// layout), builds ArtifactNodeItems and EdgeItems a slice per event-loop turn (120 000 ops never
+/// freeze the window), and reports selection. It reuses the model graph's
 /// GraphView (zoom, pan, fit, minimap) without its FX legend; owners show an ArtifactLegend.
 ///
 /// Keys: Up / Down move to the first producer / consumer, Left / Right to the previous / next
 /// node in source order.
 
-#include "artifactview/ArtifactLayout.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
+#include "layout/ArtifactLayout.h"
 
 #include <QHash>
 #include <QSet>
@@ -30,6 +30,9 @@ namespace lattice::studio {
 class ArtifactNodeItem;
 class EdgeItem;
 class GraphView;
+
+/// `graph` as the layout sees it: its node count and producer → consumer edges, in edge order.
+OpLayoutGraph layoutGraphOf(const ArtifactOpGraph& graph);
 
 class ArtifactGraphView : public QWidget {
   Q_OBJECT

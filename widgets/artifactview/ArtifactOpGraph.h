@@ -6,7 +6,7 @@
 /// reports them) get no edge. Each node knows the MLIR lines it was written on, so the text
 /// and the graph can highlight each other.
 
-#include "verify/ArtifactGraph.h"
+#include "mlir/ArtifactGraph.h"
 
 #include <QString>
 #include <QStringList>

@@ -5,7 +5,7 @@
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
-#include "numeric/DataFlowChart.h"
+#include "charts/DataFlowChart.h"
 #include "numeric/NumericOverlay.h"
 #include "runtime/RandomInputs.h"
 

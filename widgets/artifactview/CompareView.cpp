@@ -8,10 +8,10 @@
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
-#include "artifactview/DeltaHistogram.h"
 #include "artifactview/DiffListModel.h"
+#include "charts/DataFlowChart.h"
+#include "charts/DeltaHistogram.h"
 #include "graph/GraphView.h"
-#include "numeric/DataFlowChart.h"
 
 #include <QCheckBox>
 #include <QFileInfo>

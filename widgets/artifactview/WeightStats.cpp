@@ -3,6 +3,8 @@
 
 #include "artifactview/WeightStats.h"
 
+#include "tensor/TensorConvert.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -53,27 +55,6 @@ void addHalves(Accumulator& acc, const std::uint8_t* data, std::int64_t n) {
 }
 
 } // namespace
-
-float halfToFloat(std::uint16_t bits) {
-  const std::uint32_t sign = (bits >> 15) & 1u;
-  const std::uint32_t exponent = (bits >> 10) & 0x1fu;
-  const std::uint32_t mantissa = bits & 0x3ffu;
-  float value;
-  if (exponent == 0)
-    value = std::ldexp(static_cast<float>(mantissa), -24); // subnormal (or zero)
-  else if (exponent == 31)
-    value = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    value = std::ldexp(static_cast<float>(mantissa | 0x400u), static_cast<int>(exponent) - 25);
-  return sign ? -value : value;
-}
-
-float bfloat16ToFloat(std::uint16_t bits) {
-  const std::uint32_t widened = static_cast<std::uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &widened, sizeof value);
-  return value;
-}
 
 std::optional<WeightStats> tensorStats(const TensorData& tensor) {
   const std::int64_t n = tensor.numel();

@@ -27,8 +27,4 @@ std::optional<WeightStats> tensorStats(const TensorData& tensor);
 /// Statistics of already-decoded values.
 std::optional<WeightStats> valueStats(const std::vector<float>& values);
 
-/// IEEE half and bfloat16 bits to float.
-float halfToFloat(std::uint16_t bits);
-float bfloat16ToFloat(std::uint16_t bits);
-
 } // namespace lattice::studio

@@ -43,8 +43,8 @@ public:
   bool isRunning() const { return m_running; }
   /// (done, total) units of the running request; total 0 when unknown.
   std::pair<int, int> progress() const;
-  /// The bound on the nodes of one Graphviz call (~800).
-  static std::size_t maxNodesPerLayout() { return 800; }
+  /// The bound on the nodes of one Graphviz call.
+  static std::size_t maxNodesPerLayout() { return kMaxGraphvizNodes; }
   /// The options every request uses (measure excluded).
   static ViewOptions viewOptions();
 

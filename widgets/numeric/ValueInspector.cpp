@@ -3,7 +3,7 @@
 
 #include "numeric/ValueInspector.h"
 
-#include "numeric/HistogramChart.h"
+#include "charts/HistogramChart.h"
 #include "numeric/ValueRowsModel.h"
 #include "runtime/Runtime.h"
 

@@ -2,7 +2,7 @@
 #include "numeric/ValuesPanel.h"
 
 #include "StudioSession.h"
-#include "numeric/DataFlowChart.h"
+#include "charts/DataFlowChart.h"
 #include "numeric/NumericRun.h"
 #include "numeric/ValueInspector.h"
 

@@ -1,14 +1,14 @@
 // The artifact reader's structure level (format spec sec. 10): the module with its attribute
 // dictionary, `func.func` signatures and bodies, ops in the three lattice assembly styles plus
 // a generic form for foreign ops (`func.call @f(%x) : (T) -> T`, which the verifier then rejects
-// with rule M17), and `return`. Types and attribute values are in MlirParserValues.cpp.
+// with rule M17), and `return`. Types and attribute values are in MlirTypeAttrParser.cpp.
 // MLIR's printed form is read too: result groups (`%0:3 = ...`, used as `%0#1`) and lattice
-// types without their `!lattice.` prefix where the op's assembly implies them (MlirParserValues).
+// types without their `!lattice.` prefix where the op's assembly implies them (MlirTypeAttrParser.cpp).
 // Deliberately not supported: MLIR's generic `"op"(...)` syntax, regions inside ops, attribute
 // aliases and dialects other than `lattice`, `func` and builtin.
 
-#include "verify/MlirParser.h"
-#include "verify/MlirParserImpl.h"
+#include "mlir/MlirParser.h"
+#include "mlir/MlirParserImpl.h"
 
 #include <algorithm>
 #include <fstream>

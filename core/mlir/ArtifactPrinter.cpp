@@ -1,7 +1,7 @@
 // Writer-form printing of parsed artifact graphs (format spec sec. 3-6). It prints what the
 // graph holds; it does not check it against the dialect (the verifier does).
 
-#include "verify/ArtifactPrinter.h"
+#include "mlir/ArtifactPrinter.h"
 
 #include <cctype>
 #include <cstdio>

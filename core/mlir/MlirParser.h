@@ -12,8 +12,8 @@
 /// or hang.
 
 #include "dialect/ArtifactFiles.h"
-#include "verify/ArtifactGraph.h"
-#include "verify/Diagnostic.h"
+#include "mlir/ArtifactGraph.h"
+#include "mlir/Diagnostic.h"
 
 #include <cstddef>
 #include <optional>

@@ -1,6 +1,6 @@
 // Small accessors of the parsed artifact graph (the data itself is in ArtifactGraph.h).
 
-#include "verify/ArtifactGraph.h"
+#include "mlir/ArtifactGraph.h"
 
 namespace lattice {
 

@@ -1,10 +1,10 @@
 #pragma once
 // Private to the reader: the recursive-descent parser state shared by MlirParser.cpp (module,
-// functions, ops) and MlirParserValues.cpp (types and attribute values).
+// functions, ops) and MlirTypeAttrParser.cpp (types and attribute values).
 
-#include "verify/ArtifactGraph.h"
-#include "verify/MlirLexer.h"
-#include "verify/MlirParser.h"
+#include "mlir/ArtifactGraph.h"
+#include "mlir/MlirLexer.h"
+#include "mlir/MlirParser.h"
 
 #include <string>
 #include <string_view>
@@ -37,7 +37,7 @@ public:
   void expectKeyword(std::string_view word);
   bool consumeIf(TokenKind kind);
 
-  // --- types and attribute values (MlirParserValues.cpp) ------------------------------------
+  // --- types and attribute values (MlirTypeAttrParser.cpp) ------------------------------
   ArtifactType parseType();
   /// A type that the op's assembly implies to be `kind` (a lattice type): the full
   /// `!lattice.weight<...>` or, as MLIR prints it, just the parameters `<...>`.

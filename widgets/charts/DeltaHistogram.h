@@ -5,7 +5,7 @@
 /// ("how many changed" at a glance) and how many are non-finite; the count axis starts
 /// logarithmic. The binning is core's (runtime::computeHistogram in runtime/ValueSummary.h).
 
-#include "numeric/HistogramChart.h"
+#include "charts/HistogramChart.h"
 
 #include <QString>
 

@@ -4,7 +4,7 @@
 // not validate UTF-8 (the parser does that once for the whole buffer) and never allocates
 // beyond the unescaped string of the current token.
 
-#include "verify/MlirLexer.h"
+#include "mlir/MlirLexer.h"
 
 #include <cstdio>
 

@@ -2,14 +2,14 @@
 // ones. The fallback is deliberately simple (one barycentre sweep, no crossing minimisation
 // beyond it, no edge routing): it exists so that 30 000 ops lay out in well under a second.
 
-#include "artifactview/ArtifactLayout.h"
+#include "layout/ArtifactLayout.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <string>
 
-namespace lattice::studio {
+namespace lattice {
 
 namespace {
 
@@ -25,12 +25,12 @@ bool cancelled(const std::atomic<bool>* cancel) {
 
 /// Ranks by longest path from the sources; then sources that feed something move down to just
 /// above their first-ranked consumer (weights sit next to the op using them, not all on top).
-std::vector<int> computeRanks(const ArtifactOpGraph& graph) {
-  const auto n = graph.nodes().size();
+std::vector<int> computeRanks(const OpLayoutGraph& graph) {
+  const auto n = graph.nodeCount;
   std::vector<int> rank(n, 0);
   std::vector<std::vector<int>> in(n);
   std::vector<std::vector<int>> out(n);
-  for (const OpGraphEdge& e : graph.edges()) {
+  for (const OpLayoutEdge& e : graph.edges) {
     in[static_cast<std::size_t>(e.to)].push_back(e.from);
     out[static_cast<std::size_t>(e.from)].push_back(e.to);
   }
@@ -51,10 +51,10 @@ std::vector<int> computeRanks(const ArtifactOpGraph& graph) {
 
 } // namespace
 
-LayoutResult layeredLayout(const ArtifactOpGraph& graph, const std::vector<LayoutSize>& sizes,
+LayoutResult layeredLayout(const OpLayoutGraph& graph, const std::vector<LayoutSize>& sizes,
                            const std::atomic<bool>* cancel) {
   LayoutResult result;
-  const std::size_t n = graph.nodes().size();
+  const std::size_t n = graph.nodeCount;
   if (n == 0) return result;
   const std::vector<int> rank = computeRanks(graph);
   const int rankCount = *std::max_element(rank.begin(), rank.end()) + 1;
@@ -64,7 +64,7 @@ LayoutResult layeredLayout(const ArtifactOpGraph& graph, const std::vector<Layou
     byRank[static_cast<std::size_t>(rank[v])].push_back(static_cast<int>(v));
   std::vector<std::vector<int>> in(n);
   std::vector<int> firstConsumer(n, -1);
-  for (const OpGraphEdge& e : graph.edges()) {
+  for (const OpLayoutEdge& e : graph.edges) {
     in[static_cast<std::size_t>(e.to)].push_back(e.from);
     if (firstConsumer[static_cast<std::size_t>(e.from)] < 0)
       firstConsumer[static_cast<std::size_t>(e.from)] = e.to;
@@ -176,8 +176,8 @@ LayoutResult layeredLayout(const ArtifactOpGraph& graph, const std::vector<Layou
   }
   if (cancelled(cancel)) return result;
 
-  result.edges.reserve(graph.edges().size());
-  for (const OpGraphEdge& e : graph.edges()) {
+  result.edges.reserve(graph.edges.size());
+  for (const OpLayoutEdge& e : graph.edges) {
     const NodeBox& a = result.nodes[static_cast<std::size_t>(e.from)];
     const NodeBox& b = result.nodes[static_cast<std::size_t>(e.to)];
     EdgePath path;
@@ -197,14 +197,18 @@ LayoutResult layeredLayout(const ArtifactOpGraph& graph, const std::vector<Layou
   return result;
 }
 
-Expected<ArtifactLayout> layoutArtifactGraph(const ArtifactOpGraph& graph,
-                                             const std::vector<LayoutSize>& sizes,
+Expected<ArtifactLayout> layoutArtifactGraph(const OpLayoutGraph& graph, const std::vector<LayoutSize>& sizes,
                                              const std::atomic<bool>* cancel, bool forceLayered) {
-  if (sizes.size() != graph.nodes().size())
+  if (sizes.size() != graph.nodeCount)
     return makeError("artifact layout: " + std::to_string(sizes.size()) + " sizes for " +
-                     std::to_string(graph.nodes().size()) + " nodes");
+                     std::to_string(graph.nodeCount) + " nodes");
+  for (const OpLayoutEdge& e : graph.edges)
+    if (e.from < 0 || e.to < 0 || static_cast<std::size_t>(e.from) >= graph.nodeCount ||
+        static_cast<std::size_t>(e.to) >= graph.nodeCount)
+      return makeError("artifact layout: edge " + std::to_string(e.from) + " -> " + std::to_string(e.to) +
+                       " names no node of " + std::to_string(graph.nodeCount));
   ArtifactLayout out;
-  if (forceLayered || static_cast<int>(graph.nodes().size()) > graphvizNodeLimit()) {
+  if (forceLayered || graph.nodeCount > kMaxGraphvizNodes) {
     out.method = ArtifactLayoutMethod::Layered;
     out.result = layeredLayout(graph, sizes, cancel);
     if (cancelled(cancel)) return makeError("layout cancelled");
@@ -219,8 +223,8 @@ Expected<ArtifactLayout> layoutArtifactGraph(const ArtifactOpGraph& graph,
     node.height = sizes[i].height;
     input.nodes.push_back(std::move(node));
   }
-  input.edges.reserve(graph.edges().size());
-  for (const OpGraphEdge& e : graph.edges())
+  input.edges.reserve(graph.edges.size());
+  for (const OpLayoutEdge& e : graph.edges)
     input.edges.push_back({std::to_string(e.from), std::to_string(e.to), 1});
   LayoutOptions options;
   options.nodeSep = kNodeSep;
@@ -232,4 +236,4 @@ Expected<ArtifactLayout> layoutArtifactGraph(const ArtifactOpGraph& graph,
   return out;
 }
 
-} // namespace lattice::studio
+} // namespace lattice

@@ -1,6 +1,6 @@
 // DeltaHistogram: the Δ wording over HistogramChart.
 
-#include "artifactview/DeltaHistogram.h"
+#include "charts/DeltaHistogram.h"
 
 #include <QLocale>
 

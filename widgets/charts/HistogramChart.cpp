@@ -2,9 +2,9 @@
 // every bin edge, so neighbouring bars stay apart) and the floor of the count axis; the x axis is
 // a plain value axis over [min, max], so labels read in the values' units.
 
-#include "numeric/HistogramChart.h"
+#include "charts/HistogramChart.h"
 
-#include "numeric/ChartPage.h"
+#include "charts/ChartPage.h"
 
 #include "graph/NodeStyle.h"
 

@@ -3,9 +3,9 @@
 // point. Clicks and hovering are read from the view's viewport (an event filter), so a click
 // anywhere in a point's column picks it, not only one on the line's pixels.
 
-#include "numeric/DataFlowChart.h"
+#include "charts/DataFlowChart.h"
 
-#include "numeric/ChartPage.h"
+#include "charts/ChartPage.h"
 
 #include "graph/NodeStyle.h"
 

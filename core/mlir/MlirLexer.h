@@ -4,7 +4,7 @@
 /// float literals, punctuation, `//` comments and any whitespace. Used by MlirParser; tokens
 /// are views into the caller's buffer.
 
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 #include <cstddef>
 #include <string>

@@ -7,7 +7,7 @@
 
 #include "dialect/DialectSchema.h"
 #include "dialect/MlirAttributes.h"
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 #include <cstdint>
 #include <string>

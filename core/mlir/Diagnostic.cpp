@@ -1,6 +1,6 @@
 // Rendering of reader and verifier diagnostics.
 
-#include "verify/Diagnostic.h"
+#include "mlir/Diagnostic.h"
 
 namespace lattice {
 

@@ -4,7 +4,7 @@
 /// canonically (one op per line, bare keywords, `%.12f`-trim f32 values, attributes in source
 /// order). Multi-block bodies are printed flattened (the verifier rejects them anyway).
 
-#include "verify/ArtifactGraph.h"
+#include "mlir/ArtifactGraph.h"
 
 #include <string>
 #include <string_view>

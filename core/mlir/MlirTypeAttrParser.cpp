@@ -4,7 +4,7 @@
 // `array<i64: ...>` / `array<f64: ...>`, the lattice enum attributes and `#lattice.packing`.
 // Enum values are not checked here (validation spec sec. 3: that is class V).
 
-#include "verify/MlirParserImpl.h"
+#include "mlir/MlirParserImpl.h"
 
 #include <cerrno>
 #include <cmath>
