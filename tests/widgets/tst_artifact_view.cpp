@@ -506,7 +506,7 @@ void TestArtifactView::largeArtifactUsesLayeredLayout() {
   QVERIFY(cli.waitForFinished(120000));
   QCOMPARE(cli.exitCode(), 0);
   const TextGraph text = readTextGraph(readText(dir + QStringLiteral("/graph.mlir")));
-  QVERIFY(text.ops.size() > kMaxGraphvizNodes);
+  QVERIFY(static_cast<std::size_t>(text.ops.size()) > kMaxGraphvizNodes);
 
   ArtifactView view;
   view.resize(1200, 800);
