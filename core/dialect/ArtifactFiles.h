@@ -1,7 +1,7 @@
 #pragma once
 /// \file The files of a lattice artifact directory (lattice-artifact-format.md sec. 2) and the
 /// largest graph text the tools write or read: shared by the save (lowering/ArtifactSave.h), the
-/// reader and verifier (verify/) and the artifact loader (diff/).
+/// reader (mlir/), the verifier (verify/) and the artifact loader (diff/).
 
 #include <cstddef>
 #include <string>

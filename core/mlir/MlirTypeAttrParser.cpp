@@ -5,6 +5,7 @@
 // Enum values are not checked here (validation spec sec. 3: that is class V).
 
 #include "mlir/MlirParserImpl.h"
+#include "tensor/TensorConvert.h"
 
 #include <cerrno>
 #include <cmath>
@@ -59,18 +60,6 @@ bool parseMagnitude(std::string_view text, std::uint64_t& out) {
 
 bool isHexLiteral(std::string_view text) {
   return text.size() > 2 && text[0] == '0' && text[1] == 'x';
-}
-
-float halfToFloat(std::uint16_t h) {
-  const std::uint32_t sign = (h >> 15) & 1u, exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
-  float value;
-  if (exponent == 0)
-    value = std::ldexp(float(mantissa), -24);
-  else if (exponent == 31)
-    value = mantissa ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    value = std::ldexp(float(mantissa | 0x400u), int(exponent) - 25);
-  return sign ? -value : value;
 }
 
 } // namespace
