@@ -72,15 +72,7 @@ bool SteppingDriver::stepOnce() {
   PreparedLowering& p = *m_lowering;
   if (p.direct()) {
     const QString name = toQString(p.directName());
-    Status done = finishLowering(p);
-    if (!done) {
-      m_failedNode = name;
-      m_lastError = toQString(done.message());
-      m_state = State::Failed;
-      return false;
-    }
-    m_executed << name;
-    m_state = State::Finished;
+    if (finishAt(name)) m_executed << name;
     return false;
   }
   const fx::Node* node = p.interpreter->currentNode();
@@ -101,7 +93,12 @@ bool SteppingDriver::stepOnce() {
   if (p.interpreter->currentNode()) return true;
   // The graph ran to its end: flatten the result and set the artifact's outputs (§2.4), so
   // the builder holds the complete graph.mlir.
-  Status done = finishLowering(p);
+  finishAt(name);
+  return false;
+}
+
+bool SteppingDriver::finishAt(const QString& name) {
+  Status done = finishLowering(*m_lowering);
   if (!done) {
     m_failedNode = name;
     m_lastError = toQString(done.message());
@@ -109,7 +106,7 @@ bool SteppingDriver::stepOnce() {
     return false;
   }
   m_state = State::Finished;
-  return false;
+  return true;
 }
 
 void SteppingDriver::finishStep(const QString& executed) {

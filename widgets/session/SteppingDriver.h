@@ -71,6 +71,9 @@ private:
   bool ensureStarted();
   /// Executes one node without emitting; false when the run must stop (end or error).
   bool stepOnce();
+  /// finishLowering after the last node (`name`, the one errors are about): state Finished, or
+  /// Failed (false).
+  bool finishAt(const QString& name);
   void finishStep(const QString& executed);
   void beginRun(const QString& target);
   bool runSlice();
