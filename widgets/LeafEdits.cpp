@@ -1,4 +1,4 @@
-// LeafEdits: one QUndoCommand per leaf-override change; the session does the re-trace.
+// LeafEdits: the document's undo stack, and its leaf-override commands (the session re-traces).
 
 #include "LeafEdits.h"
 
@@ -42,15 +42,10 @@ private:
 
 LeafEdits::LeafEdits(StudioSession* session) : QUndoStack(session), m_session(session) {
   setObjectName(QStringLiteral("leafEdits"));
-  // A reload keeps the stack: its paths are the same model's (one gone is a harmless override).
-  connect(session, &StudioSession::modelLoaded, this, [this] {
-    if (!m_session->isReloading()) clear();
-  });
 }
 
 LeafEdits* LeafEdits::of(StudioSession* session) {
-  if (auto* existing = session->findChild<LeafEdits*>(QString(), Qt::FindDirectChildrenOnly)) return existing;
-  return new LeafEdits(session);
+  return static_cast<LeafEdits*>(session->undoStack());
 }
 
 std::optional<bool> LeafEdits::overrideOf(const QString& path) const {

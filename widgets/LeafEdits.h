@@ -1,12 +1,12 @@
 #pragma once
-/// \file LeafEdits: the user's leaf decisions as undoable edits (Edit ▸ Undo Ctrl+Z, Redo
-/// Ctrl+Shift+Z). Views that change how a module is traced (the module tree's Leaf checkbox and
-/// its context menu) call LeafEdits::of(session)->set(...) instead of
-/// StudioSession::setLeafOverride: the change becomes a command on the session's leaf undo stack.
-/// Doing, undoing or redoing one selects the module first and then sets the override, so the
-/// tree, the inspector and the graph (which centres on the selected module after the re-layout)
-/// show what changed. The stack is emptied when another model loads (its paths belong to the old
-/// one); a reload of the same model keeps it.
+/// \file LeafEdits: the document's undo stack (Edit ▸ Undo Ctrl+Z, Redo Ctrl+Shift+Z), with
+/// the user's leaf decisions as its commands; input edits (SessionInputs) are commands on the
+/// same stack, so one history holds every edit of the model. Views that change how a module is
+/// traced (the module tree's Leaf checkbox and its context menu) call
+/// LeafEdits::of(session)->set(...) instead of StudioSession::setLeafOverride. Doing, undoing or
+/// redoing one selects the module first and then sets the override, so the tree, the inspector
+/// and the graph (which centres on the selected module after the re-layout) show what changed.
+/// The session empties the stack when another model loads; a reload of the same model keeps it.
 
 #include <QString>
 #include <QUndoStack>
@@ -21,7 +21,10 @@ class LeafEdits : public QUndoStack {
   Q_OBJECT
 
 public:
-  /// The leaf undo stack of `session`, created on first use as the session's child.
+  /// The session creates its stack (StudioSession::undoStack()) as one.
+  explicit LeafEdits(StudioSession* session);
+
+  /// The undo stack of `session` (its undoStack()).
   static LeafEdits* of(StudioSession* session);
 
   /// Sets (nullopt: clears, back to the tracer's own decision) the leaf override of the module
@@ -32,8 +35,6 @@ public:
   std::optional<bool> overrideOf(const QString& path) const;
 
 private:
-  explicit LeafEdits(StudioSession* session);
-
   StudioSession* m_session;
 };
 

@@ -55,7 +55,12 @@ Status lowerDirect(TorchLatticeArtifactBuilder& builder, const Model& model,
 
 /// §2.1 step 3 after tracing: run the interpreter to its end, flatten (§2.4), output.
 Status finishTraced(LatticeArtifactInterpreter& interpreter, TorchLatticeArtifactBuilder& builder,
-                    const std::optional<std::vector<std::string>>& outputNames) {
+                    const std::optional<std::vector<std::string>>& outputNames, const std::atomic<bool>* cancel) {
+  while (cancel && interpreter.currentNode()) { // node by node, to look at the flag between them
+    if (cancel->load()) return makeError("cancelled");
+    Expected<bool> stepped = interpreter.step();
+    if (!stepped) return stepped.error();
+  }
   Status ran = interpreter.runToEnd();
   if (!ran) return ran;
   Expected<std::vector<ArtifactValuePtr>> leaves = flattenArtifactOutputs(interpreter.result());
@@ -213,10 +218,10 @@ Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptio
   return p;
 }
 
-Status finishLowering(PreparedLowering& p) {
+Status finishLowering(PreparedLowering& p, const std::atomic<bool>* cancel) {
   if (!p.model || !p.builder) return makeError("lowering was not prepared");
   if (p.direct()) return lowerDirect(*p.builder, *p.model, p.inputs, p.outputNames);
-  return finishTraced(*p.interpreter, *p.builder, p.outputNames);
+  return finishTraced(*p.interpreter, *p.builder, p.outputNames, cancel);
 }
 
 Status lowerFxArtifact(TorchLatticeArtifactBuilder& builder, const Model& model,

@@ -24,6 +24,7 @@
 #include "model/Model.h"
 #include "support/Expected.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -127,7 +128,8 @@ Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptio
 /// Completes a prepared lowering: the direct path lowers the root; otherwise the interpreter
 /// runs from wherever it stands to the end. The result is flattened (§2.4) and becomes the
 /// builder's return (`output`). Errors from a node carry FX's "While executing" trailer.
-Status finishLowering(PreparedLowering& lowering);
+/// `cancel`, when given, is read between nodes: once true, the lowering stops with "cancelled".
+Status finishLowering(PreparedLowering& lowering, const std::atomic<bool>* cancel = nullptr);
 
 /// `lower_fx_artifact(builder, model, inputs, output_names=...)` (§2.1): the same preparation
 /// and finish into a configured builder. `inputs` empty means the builder's current value

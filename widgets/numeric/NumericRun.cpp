@@ -1,15 +1,18 @@
-// NumericRun: inputs, execution and values of the studio's numeric debugger.
+// NumericRun: inputs, execution and values of the studio's numeric debugger. Every job runs on
+// m_pool and reads what it was handed (a PrepareJob, the run it shares); its result comes back
+// through whenDone, which drops it when a newer request or a change made it stale.
 #include "numeric/NumericRun.h"
 
 #include "StudioSession.h"
 #include "model/ArchiveRecordings.h"
 #include "tensor/Safetensors.h"
 
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QLocale>
 #include <QSettings>
+#include <QThread>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrent>
 
@@ -25,16 +28,20 @@ namespace {
 
 QString toQ(const std::string& s) { return QString::fromStdString(s); }
 
+std::function<void()>& prepareHook() {
+  static std::function<void()> hook;
+  return hook;
+}
+
 } // namespace
 
-/// What a prepare job hands back to the UI thread: the run ready to step, or why there is none.
-struct NumericRun::Prepared {
-  quint64 generation = 0; ///< m_generation when the job started; a later drop() voids it
+/// What a recompute job hands back: the values computed again, or why not.
+struct NumericRun::Recomputed {
   QString error;
-  QString failedNode; ///< the FX node the error is about, when it is about one
-  std::unique_ptr<LoweredRun> run;
-  std::shared_ptr<RecordingMeasurements> measurements;
+  std::vector<std::pair<int, runtime::RuntimeValue>> values;
 };
+
+void NumericRun::setPrepareHook(std::function<void()> hook) { prepareHook() = std::move(hook); }
 
 std::uint64_t NumericRun::defaultMemoryBudget() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
@@ -51,95 +58,21 @@ void NumericRun::setMemoryBudget(std::uint64_t bytes) {
   QSettings().setValue(QStringLiteral("numeric/memoryBudget"), qulonglong(bytes));
 }
 
-QString NumericRun::makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
-                               const runtime::RuntimePlan& plan, RunInputs& out) {
-  RunInputSpec spec;
-  switch (choice.source) {
-  case InputSource::Recorded:
-    spec = RunInputSpec::recorded();
-    break;
-  case InputSource::File:
-    if (choice.file.isEmpty()) return tr("choose an inputs file (Debug ▸ Run Inputs…)");
-    spec = RunInputSpec::fromFile(QFile::encodeName(choice.file).toStdString());
-    break;
-  case InputSource::Random:
-    spec.random.points = choice.points;
-    spec.random.seed = choice.seed;
-    spec.random.batchSize = choice.batchSize;
-    break;
-  }
-  Expected<RunInputs> inputs = makeRunInputs(spec, plan, recordings);
-  if (!inputs) return toQ(inputs.message());
-  out = std::move(*inputs);
-  return {};
-}
-
-
-/// Everything a prepare job reads, copied on the UI thread. The pointers stay valid while the job
-/// runs: the session announces any change to them (aboutToChange) and NumericRun waits for its
-/// jobs then.
-struct NumericRun::PrepareJob {
-  const Model* model = nullptr;
-  const fx::Graph* graph = nullptr; ///< the session's trace, lowered as it is (no second trace)
-  ExportOptions options;            ///< options.tracer: the session's tracer
-  std::string name;
-  NumericRun::InputChoice choice;
-  const ArchiveRecordings* recordings = nullptr;
-  std::uint64_t budget = 0; ///< RuntimeOptions::keepBudgetBytes
-};
-
-QString NumericRun::prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode,
-                               std::shared_ptr<RecordingMeasurements>* measurements) {
-  Expected<PreparedLowering> lowering = prepareLowering(*job.model, job.options, job.graph);
-  if (!lowering) return toQ(lowering.message());
-  const auto failedAt = [&](const std::string& message) {
-    if (failedNode) *failedNode = toQ(failedNodeOf(*lowering, message));
-    return toQ(message);
-  };
-  if (Status s = finishLowering(*lowering); !s) return failedAt(s.message());
-  Expected<LoweredRun> run = runLowering(*lowering, job.name);
-  if (!run) return failedAt(run.message());
-  auto prepared = std::make_unique<LoweredRun>(std::move(*run));
-  RunInputs inputs;
-  if (QString problem = makeInputs(job.choice, job.recordings, prepared->runtime.plan(), inputs); !problem.isEmpty())
-    return failedAt(problem.toStdString());
-  runtime::RuntimeOptions keep;
-  keep.keepValues = true;
-  keep.keepBudgetBytes = job.budget;
-  // The golden check reads every value once, as it is made: values may be dropped later.
-  if (measurements && job.choice.source == InputSource::Recorded && job.recordings &&
-      job.recordings->hasActivations()) {
-    auto m = std::make_shared<RecordingMeasurements>(prepared->nodeValues, prepared->runtime.plan(), *job.recordings);
-    const runtime::Runtime* rt = &prepared->runtime;
-    keep.afterOp = [m, rt](int op) { m->measureOp(*rt, op); };
-    *measurements = m;
-  }
-  if (Status s = prepared->runtime.start(inputs.bound, keep); !s) return failedAt(s.message());
-  out = std::move(prepared);
-  return {};
-}
-
-NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent), m_session(session) {
+NumericRun::NumericRun(StudioSession* session, QObject* parent)
+    : QObject(parent), m_session(session), m_progress(std::make_shared<std::atomic<int>>(0)) {
+  // Two threads at least: a held or cancelled job never keeps the next one waiting.
+  m_pool.setMaxThreadCount(std::max(2, QThread::idealThreadCount()));
   m_poll = new QTimer(this);
   m_poll->setInterval(100);
   connect(m_poll, &QTimer::timeout, this, [this] { Q_EMIT progressed(opsDone(), opsTotal()); });
-  connect(&m_watcher, &QFutureWatcherBase::finished, this, &NumericRun::onRunFinished);
-  connect(&m_prepareWatcher, &QFutureWatcherBase::finished, this, &NumericRun::onPrepared);
-  connect(&m_recomputeWatcher, &QFutureWatcherBase::finished, this, &NumericRun::onRecomputed);
-  // A prepare job reads the model, its graph and the tracer: they must outlive it.
-  connect(session, &StudioSession::aboutToChange, this, [this] {
-    drop();
-    waitForPrepareJobs();
-  });
   connect(session, &StudioSession::modelLoaded, this, &NumericRun::onModelChanged);
-  // What the artifact is lowered from changed: its values are void. (Opening a model emits
-  // graphChanged and inputSpecsChanged right after modelLoaded; they are part of the load.)
+  // What the artifact is lowered from changed: its values are void. A load emits these after
+  // modelLoaded; they bring nothing new then (the revision is the one onModelChanged saw).
   for (auto signal : {&StudioSession::graphChanged, &StudioSession::inputSpecsChanged,
                       &StudioSession::exportOptionsChanged})
-    connect(session, signal, this, [this] {
-      if (!m_inLoad) drop();
-    });
-  connect(session, &StudioSession::weightsLoaded, this, &NumericRun::drop);
+    connect(session, signal, this, &NumericRun::onSourceChanged);
+  connect(session, &StudioSession::traceFailed, this, &NumericRun::onSourceChanged);
+  connect(session, &StudioSession::weightsLoaded, this, &NumericRun::onSourceChanged);
   connect(session, &StudioSession::interpreterStepped, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterFinished, this, &NumericRun::onInterpreterStepped);
   connect(session, &StudioSession::interpreterReset, this, &NumericRun::onInterpreterReset);
@@ -148,19 +81,23 @@ NumericRun::NumericRun(StudioSession* session, QObject* parent) : QObject(parent
 }
 
 NumericRun::~NumericRun() {
-  stopRecompute();
-  if (m_run && m_watcher.isRunning()) {
-    m_run->runtime.cancel();
-    m_watcher.waitForFinished();
-  }
-  waitForPrepareJobs();
+  // Teardown: everything is cancelled, and the jobs (which own what they read) end first.
+  if (m_prepareCancel) m_prepareCancel->store(true);
+  if (m_recomputeCancel) m_recomputeCancel->store(true);
+  if (m_run) m_run->runtime.cancel();
+  m_pool.waitForDone();
 }
 
-void NumericRun::waitForPrepareJobs() {
-  if (m_preparing) m_prepareWatcher.waitForFinished();
-  for (QFuture<std::shared_ptr<Prepared>>& job : m_abandoned)
-    job.waitForFinished();
-  m_abandoned.clear();
+template <typename T, typename F>
+void NumericRun::whenDone(QFuture<T> future, quint64 NumericRun::*generation, F done) {
+  auto* watcher = new QFutureWatcher<T>(this);
+  ++m_jobs;
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, done, taken = this->*generation] {
+    watcher->deleteLater();
+    --m_jobs;
+    if (taken == this->*generation) done(watcher->result());
+  });
+  watcher->setFuture(future);
 }
 
 // --- inputs -------------------------------------------------------------------------------------
@@ -221,16 +158,17 @@ QString NumericRun::describeInputs() const {
 }
 
 QString NumericRun::saveInputs(const QString& path) {
-  std::unique_ptr<LoweredRun> prepared;
+  PreparedRun prepared;
   const runtime::RuntimePlan* plan = m_run ? &m_run->runtime.plan() : nullptr;
   if (!plan) { // the inputs follow the plan's ABI: lower the model for it (the run itself is not kept)
     if (!m_session->model()) return tr("no model is open");
-    if (QString problem = prepareRun(makeJob(), prepared); !problem.isEmpty()) return problem;
-    plan = &prepared->runtime.plan();
+    prepared = prepareRun(makeJob(), false);
+    if (!prepared.error.isEmpty()) return prepared.error;
+    plan = &prepared.run->runtime.plan();
   }
   RunInputs inputs;
-  const ArchiveRecordings* recordings = m_recordings ? &*m_recordings : nullptr;
-  if (QString problem = makeInputs(m_choice, recordings, *plan, inputs); !problem.isEmpty()) return problem;
+  if (QString problem = makeChosenInputs(m_choice, m_recordings.get(), *plan, inputs); !problem.isEmpty())
+    return problem;
   if (Status s = writeSafetensors(QFile::encodeName(path).toStdString(), inputs.tensors, std::nullopt); !s)
     return toQ(s.message());
   return {};
@@ -238,18 +176,16 @@ QString NumericRun::saveInputs(const QString& path) {
 
 // --- running ------------------------------------------------------------------------------------
 
-NumericRun::PrepareJob NumericRun::makeJob() const {
+PrepareJob NumericRun::makeJob() const {
   PrepareJob job;
-  job.model = m_session->model();
-  job.graph = m_session->graph();
-  job.options = m_session->exportOptions();
-  job.options.tracer = &m_session->tracer();
+  job.source = m_session->snapshot();
   const QString reference = m_session->modelReference();
   const QString file = QFileInfo(reference).fileName();
   job.name = (file.isEmpty() ? reference : file).toStdString();
   job.choice = m_choice;
-  job.recordings = m_recordings ? &*m_recordings : nullptr;
+  job.recordings = m_recordings;
   job.budget = memoryBudget();
+  job.hook = prepareHook();
   return job;
 }
 
@@ -267,36 +203,35 @@ void NumericRun::startPrepare(Then then) {
     Q_EMIT failed(QString(), m_error);
     return;
   }
-  m_abandoned.erase(std::remove_if(m_abandoned.begin(), m_abandoned.end(),
-                                   [](const QFuture<std::shared_ptr<Prepared>>& f) { return f.isFinished(); }),
-                    m_abandoned.end());
   m_then = then;
   m_preparing = true;
-  m_progress.store(0);
+  m_progress->store(0);
   setState(State::Running);
   Q_EMIT progressed(0, 0);
-  m_prepareWatcher.setFuture(QtConcurrent::run([job = makeJob(), generation = m_generation] {
-    auto result = std::make_shared<Prepared>();
-    result->generation = generation;
-    result->error = prepareRun(job, result->run, &result->failedNode, &result->measurements);
-    return result;
-  }));
+  PrepareJob job = makeJob();
+  job.cancel = m_prepareCancel = std::make_shared<std::atomic<bool>>(false);
+  m_sourceRevision = job.source->revision;
+  whenDone(QtConcurrent::run(&m_pool, [job] { return prepareRun(job, true); }), &NumericRun::m_generation,
+           [this](const PreparedRun& result) { onPrepared(result); });
 }
 
-void NumericRun::onPrepared() {
-  if (!m_preparing || !m_prepareWatcher.isFinished()) return; // a dropped job's late signal
-  const std::shared_ptr<Prepared> result = m_prepareWatcher.result();
-  if (result->generation != m_generation) return; // dropped meanwhile
+void NumericRun::onPrepared(const PreparedRun& result) {
+  if (!m_preparing) return;
+  if (m_sourceRevision != m_session->revision()) { // read what is no longer the session's
+    drop();
+    return;
+  }
   m_preparing = false;
-  if (!result->error.isEmpty()) {
-    m_error = result->error;
-    m_failedNode = result->failedNode;
+  m_prepareCancel.reset();
+  if (!result.error.isEmpty()) {
+    m_error = result.error;
+    m_failedNode = result.failedNode;
     setState(State::Failed);
     Q_EMIT failed(m_failedNode, m_error);
     return;
   }
-  m_run = std::move(result->run);
-  m_measurements = std::move(result->measurements);
+  m_run = result.run;
+  m_measurements = result.measurements;
   if (m_then == Then::Run) {
     startWorker(-1);
     return;
@@ -324,23 +259,27 @@ void NumericRun::run() {
 }
 
 void NumericRun::startWorker(int end) {
-  stopRecompute(); // a recompute reads the runtime the worker is about to change
+  stopRecompute(); // the worker lets it end before changing the runtime it reads
   setState(State::Running);
-  runtime::Runtime* rt = &m_run->runtime;
-  std::atomic<int>* progress = &m_progress;
-  progress->store(rt->currentOp());
-  m_watcher.setFuture(QtConcurrent::run([rt, progress, end] {
-    while (!rt->finished() && (end < 0 || rt->currentOp() < end)) {
-      if (Status s = rt->step(); !s) return QString::fromStdString(s.message());
-      progress->store(rt->currentOp());
-    }
-    return QString();
-  }));
+  std::shared_ptr<LoweredRun> run = m_run;
+  std::shared_ptr<std::atomic<int>> progress = m_progress;
+  progress->store(run->runtime.currentOp());
+  whenDone(QtConcurrent::run(&m_pool,
+                             [run, progress, end, recompute = m_recomputeJob]() mutable {
+                               recompute.waitForFinished();
+                               runtime::Runtime& rt = run->runtime;
+                               while (!rt.finished() && (end < 0 || rt.currentOp() < end)) {
+                                 if (Status s = rt.step(); !s) return QString::fromStdString(s.message());
+                                 progress->store(rt.currentOp());
+                               }
+                               return QString();
+                             }),
+           &NumericRun::m_generation, [this](const QString& error) { onRunFinished(error); });
   m_poll->start();
 }
 
 void NumericRun::cancel() {
-  if (m_preparing) { // the lowering cannot stop midway: its result is dropped when it is done
+  if (m_preparing) { // the lowering stops at its next node; its result is dropped
     drop();
     m_error = tr("cancelled");
     setState(State::Failed);
@@ -353,12 +292,9 @@ void NumericRun::cancel() {
   }
 }
 
-void NumericRun::onRunFinished() {
-  // The "finished" of a worker that drop() already waited for can still be queued: it has nothing
-  // left to report (its run is gone, or a newer one is under way).
-  if (!m_run || !isRunning() || m_preparing || !m_watcher.isFinished()) return;
+void NumericRun::onRunFinished(const QString& error) {
+  if (!m_run || !isRunning() || m_preparing) return;
   m_poll->stop();
-  const QString error = m_watcher.result();
   const int stepTarget = std::exchange(m_stepTarget, -1);
   if (std::exchange(m_cancelRequested, false) && !error.isEmpty()) {
     // A cancelled run's values are given back: what the user stopped is not worth its memory.
@@ -408,7 +344,7 @@ void NumericRun::setStepping(bool on) {
 
 int NumericRun::opsDone() const {
   if (!m_run) return 0;
-  return isRunning() ? m_progress.load() : m_run->runtime.currentOp();
+  return isRunning() ? m_progress->load() : m_run->runtime.currentOp();
 }
 
 int NumericRun::opsTotal() const { return m_run ? static_cast<int>(m_run->runtime.plan().ops.size()) : 0; }
@@ -434,17 +370,24 @@ void NumericRun::onInterpreterStepped() {
   startWorker(end);
 }
 
+void NumericRun::onSourceChanged() {
+  if (m_session->revision() != m_sourceRevision) drop();
+}
+
 void NumericRun::onInterpreterReset() {
+  // A reset seen already is the one a load emits after modelLoaded: onModelChanged handled it.
+  const quint64 resets = m_session->interpreterResets();
+  if (resets == m_resetsSeen) return;
+  m_resetsSeen = resets;
   // A finished run keeps its values (they do not depend on where the interpreter stands); values
   // made by stepping start again with the interpreter.
-  if (m_state == State::Finished || (isRunning() && m_stepTarget < 0) || m_inLoad) return;
+  if (m_state == State::Finished || (isRunning() && m_stepTarget < 0)) return;
   drop();
 }
 
 void NumericRun::onModelChanged() {
   drop();
-  m_inLoad = true; // until the load's own signals are delivered
-  QTimer::singleShot(0, this, [this] { m_inLoad = false; });
+  m_resetsSeen = m_session->interpreterResets();
   m_recordings.reset();
   m_hasRecordedInputs = m_hasRecordedActivations = false;
   const QString reference = m_session->modelReference();
@@ -458,7 +401,7 @@ void NumericRun::onModelChanged() {
       if (recordings) {
         m_hasRecordedInputs = recordings->hasInputs();
         m_hasRecordedActivations = recordings->hasActivations();
-        m_recordings = std::move(*recordings);
+        m_recordings = std::make_shared<const ArchiveRecordings>(std::move(*recordings));
       }
     }
   }
@@ -468,23 +411,20 @@ void NumericRun::onModelChanged() {
 }
 
 void NumericRun::drop() {
-  ++m_generation; // a prepare job still running is void
-  if (m_preparing) {
-    m_abandoned.push_back(m_prepareWatcher.future());
-    m_preparing = false;
-  }
-  if (isRunning() && m_run) {
-    m_run->runtime.cancel();
-    m_watcher.waitForFinished();
-    m_poll->stop();
-  }
+  ++m_generation; // a job still running is void: its result is dropped when it arrives
+  m_sourceRevision = m_session->revision();
+  if (m_prepareCancel) m_prepareCancel->store(true); // the lowering stops at its next node
+  m_prepareCancel.reset();
+  m_preparing = false;
+  if (isRunning() && m_run) m_run->runtime.cancel(); // the worker stops at its next op
+  m_poll->stop();
   m_stepTarget = -1;
   m_cancelRequested = false;
   stopRecompute();
   m_recomputed.clear();
   m_measurements.reset();
   const bool had = m_run != nullptr;
-  m_run.reset();
+  m_run.reset(); // a worker still running holds it until it stops
   if (had) ::malloc_trim(0); // give the freed values back to the system, not only to malloc
   m_check.reset();
   m_error.clear();
@@ -537,38 +477,39 @@ void NumericRun::recompute(const QString& node) {
     if (slot >= 0 && m_run->runtime.evicted(slot)) slots.push_back(slot);
   }
   m_recomputeNode = node;
-  m_recomputeCancel = false;
-  m_recomputeResult.clear();
-  const runtime::Runtime* rt = &m_run->runtime;
-  m_recomputeWatcher.setFuture(QtConcurrent::run([this, rt, slots] {
+  auto cancel = m_recomputeCancel = std::make_shared<std::atomic<bool>>(false);
+  std::shared_ptr<const LoweredRun> run = m_run;
+  m_recomputeJob = QtConcurrent::run(&m_pool, [run, slots, cancel] {
+    auto out = std::make_shared<Recomputed>();
     for (int slot : slots) {
-      Expected<runtime::RuntimeValue> value = rt->recompute(slot, &m_recomputeCancel);
-      if (!value) return toQ(value.message());
-      m_recomputeResult.emplace_back(slot, std::move(*value));
+      Expected<runtime::RuntimeValue> value = run->runtime.recompute(slot, cancel.get());
+      if (!value) {
+        out->error = toQ(value.message());
+        break;
+      }
+      out->values.emplace_back(slot, std::move(*value));
     }
-    return QString();
-  }));
+    return std::shared_ptr<const Recomputed>(std::move(out));
+  });
+  whenDone(m_recomputeJob, &NumericRun::m_recomputeGeneration,
+           [this](const std::shared_ptr<const Recomputed>& result) { onRecomputed(*result); });
 }
 
 void NumericRun::stopRecompute() {
   if (!m_recomputeNode) return;
-  m_recomputeCancel = true;
-  m_recomputeWatcher.waitForFinished(); // stops at the next op boundary
+  m_recomputeCancel->store(true); // it stops at the next op boundary; its result is dropped
+  ++m_recomputeGeneration;
   m_recomputeNode.reset();
-  m_recomputeResult.clear();
 }
 
-void NumericRun::onRecomputed() {
-  if (!m_recomputeNode || !m_recomputeWatcher.isFinished()) return;
-  const QString error = m_recomputeWatcher.result();
+void NumericRun::onRecomputed(const Recomputed& result) {
   m_recomputeNode.reset();
-  if (!error.isEmpty()) {
-    m_error = error;
+  if (!result.error.isEmpty()) {
+    m_error = result.error;
     Q_EMIT valuesChanged();
     return;
   }
-  m_recomputed = std::move(m_recomputeResult);
-  m_recomputeResult.clear();
+  m_recomputed = result.values;
   Q_EMIT valuesChanged();
 }
 

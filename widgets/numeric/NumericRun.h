@@ -7,24 +7,27 @@
 /// the panels show: each node's concrete values, its time, and its error against the archive's
 /// recorded activations.
 ///
-/// Both halves run off the UI thread: a prepare job lowers the graph on screen in memory, builds
-/// the runtime and binds the inputs (seconds on a large model), then the ops run on a worker. The
-/// prepare job reads the session's model, graph and tracer; the session announces any change to
-/// them (StudioSession::aboutToChange) and NumericRun waits for its jobs before it happens. The
-/// runtime owns everything it reads (weights share their buffers).
+/// Both halves run off the UI thread: a prepare job (NumericPrepare) lowers the graph on screen
+/// in memory, builds the runtime and binds the inputs (seconds on a large model), then the ops
+/// run on a worker. Jobs read snapshots, never the live session: the prepare job the session's
+/// snapshot() and the recordings, both shared and immutable; the op worker the run it shares.
+/// A change of what a job read (another model, a new trace, other inputs, weights) or a newer
+/// request drops the job: it is cancelled when it can be (the lowering between nodes, the ops
+/// between ops) and its late result is discarded (a generation counter). The UI thread never
+/// waits for a job, but in the destructor.
 
-#include "exec/LoweredRun.h"
-#include "exec/RecordingCheck.h"
-#include "exec/RunInputs.h"
+#include "numeric/NumericPrepare.h"
 #include "runtime/Runtime.h"
 
-#include <QFutureWatcher>
+#include <QFuture>
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -40,19 +43,8 @@ class NumericRun : public QObject {
   Q_OBJECT
 
 public:
-  enum class InputSource { Random, File, Recorded };
-  /// Where the run's inputs come from (`lattice-cli run --random-inputs POINTS:SEED
-  /// --batch-size B`, `--inputs FILE`, or the archive's inputs.safetensors).
-  struct InputChoice {
-    InputSource source = InputSource::Random;
-    QString file;
-    qint64 points = 1000;
-    quint64 seed = 0;
-    qint64 batchSize = 1;
-    bool operator==(const InputChoice& o) const {
-      return source == o.source && file == o.file && points == o.points && seed == o.seed && batchSize == o.batchSize;
-    }
-  };
+  using InputSource = RunInputSource;
+  using InputChoice = RunInputChoice;
   enum class State { Empty, Ready, Running, Finished, Failed };
   Q_ENUM(State)
 
@@ -80,10 +72,6 @@ public:
   void setExpectedOutputs(const QString& file);
   /// What the golden is: "recorded activations", the expected file's name, or "".
   QString goldenDescription() const;
-  /// The inputs of `choice` for `plan` (exec/RunInputs.h); an error message on failure.
-  /// `recordings` serves a Recorded choice (nullptr: none).
-  static QString makeInputs(const InputChoice& choice, const ArchiveRecordings* recordings,
-                            const runtime::RuntimePlan& plan, RunInputs& out);
   /// Writes the chosen inputs as an inputs.safetensors (the runtime's naming). Errors as text.
   QString saveInputs(const QString& path);
   /// "1 000 random points (seed 0, batch 1)", "inputs.safetensors", "recorded inputs".
@@ -121,6 +109,11 @@ public:
 
   /// The prepared run (lowering, op → node, node → values); nullptr before.
   const LoweredRun* lowered() const { return m_run.get(); }
+  /// True while a job this run started (or dropped) has not ended yet.
+  bool hasJobsInFlight() const { return m_jobs > 0; }
+  /// For tests: `hook` runs on the worker at the start of every prepare job started from now on
+  /// (a latch holds the job there); empty: none.
+  static void setPrepareHook(std::function<void()> hook);
   /// The values the run computed for FX node `node` so far, named as activations.safetensors
   /// names them (one for a tensor, several for a tuple); a value not computed yet, or dropped
   /// to stay within the memory budget and not computed again yet, is monostate.
@@ -164,28 +157,26 @@ Q_SIGNALS:
 
 private:
   void onModelChanged();
+  /// What a job read changed (session revision) since it was taken: the run's values go.
+  void onSourceChanged();
   void onInterpreterStepped();
   void onInterpreterReset();
-  void onRunFinished();
+  void onRunFinished(const QString& error);
   /// Runs the runtime's ops on a worker up to op `end` (exclusive; -1: to the end).
   void startWorker(int end);
-  struct Prepared;
   /// What happens once a prepare job is done: a whole run, or the ops of the stepped nodes.
   enum class Then { Run, Step };
   /// Starts a prepare job (lowering, runtime, inputs) on a worker; state Running until onPrepared.
   void startPrepare(Then then);
-  void onPrepared();
-  /// What a prepare job reads, taken from the session now.
-  struct PrepareJob;
+  void onPrepared(const PreparedRun& result);
   PrepareJob makeJob() const;
-  /// A prepare job's work: lowers the model in memory, builds its runtime and starts it on the
-  /// chosen inputs. An error message on failure; `failedNode` (when given) gets the FX node the
-  /// error is about (the node whose lowering or whose op failed), else stays empty.
-  static QString prepareRun(const PrepareJob& job, std::unique_ptr<LoweredRun>& out, QString* failedNode = nullptr,
-                            std::shared_ptr<RecordingMeasurements>* measurements = nullptr);
-  void onRecomputed();
-  /// Blocks until no prepare job reads the session's model any more.
-  void waitForPrepareJobs();
+  /// Calls `done` with the result of `future` on the UI thread unless `this->*generation`
+  /// changed meanwhile (the result is then dropped).
+  template <typename T, typename F>
+  void whenDone(QFuture<T> future, quint64 NumericRun::*generation, F done);
+  struct Recomputed;
+  void onRecomputed(const Recomputed& result);
+  void stopRecompute();
   void setState(State state);
   void fail(int op, const QString& message);
   void drop();
@@ -198,34 +189,35 @@ private:
   bool m_hasRecordedActivations = false;
   bool m_stepping = false;
   int m_stepTarget = -1; ///< while numeric stepping runs ops: the op index it runs to; else -1
-  bool m_inLoad = false;
   State m_state = State::Empty;
-  std::unique_ptr<LoweredRun> m_run;
+  std::shared_ptr<LoweredRun> m_run; ///< shared with the worker running its ops
   std::optional<RecordingCheck> m_check;
   bool m_checkIsRecorded = false; ///< m_check compares with the recording, not the expected file
   QString m_expectedOutputs;
-  std::optional<ArchiveRecordings> m_recordings;
+  std::shared_ptr<const ArchiveRecordings> m_recordings;
   double m_tolerance = 1e-4;
   QString m_error;
   QString m_failedNode;
-  std::atomic<int> m_progress{0};
-  QFutureWatcher<QString> m_watcher;
+  std::shared_ptr<std::atomic<int>> m_progress;
   bool m_preparing = false;
   Then m_then = Then::Run;
-  quint64 m_generation = 0; ///< bumped by drop(): a prepare job started before is void
-  QFutureWatcher<std::shared_ptr<Prepared>> m_prepareWatcher;
-  std::vector<QFuture<std::shared_ptr<Prepared>>> m_abandoned; ///< dropped jobs, maybe still running
+  quint64 m_generation = 0;     ///< bumped by drop(): a job started before is void
+  quint64 m_sourceRevision = 0; ///< the session's revision the run (or its prepare job) reads
+  quint64 m_resetsSeen = 0;     ///< the session's interpreterResets() already acted on
+  std::shared_ptr<std::atomic<bool>> m_prepareCancel; ///< the running prepare job's flag
+  QThreadPool m_pool; ///< the jobs' threads, apart from the session's loads
+  int m_jobs = 0;
   QTimer* m_poll;
   /// The golden check's numbers, taken as the ops run (values may be dropped before the end).
   std::shared_ptr<RecordingMeasurements> m_measurements;
   /// Values computed again for the panels: slot → value (the last requested node's).
   std::vector<std::pair<int, runtime::RuntimeValue>> m_recomputed;
   std::optional<QString> m_recomputeNode; ///< the node a recompute job works for
-  std::atomic<bool> m_recomputeCancel{false};
-  QFutureWatcher<QString> m_recomputeWatcher;
-  std::vector<std::pair<int, runtime::RuntimeValue>> m_recomputeResult; ///< written by the job
+  std::shared_ptr<std::atomic<bool>> m_recomputeCancel;
+  quint64 m_recomputeGeneration = 0;
+  /// The last recompute job: the op worker lets it end first (both read the runtime).
+  QFuture<std::shared_ptr<const Recomputed>> m_recomputeJob;
   bool m_cancelRequested = false; ///< cancel() asked the worker to stop: its values go
-  void stopRecompute();
 };
 
 } // namespace lattice::studio

@@ -108,12 +108,12 @@ InputSpecEditor::InputSpecEditor(StudioSession* session, QWidget* parent)
                              QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Down),
                              QStringLiteral("move the selected input one place later in the signature"));
   // Fixed texts (the step's description goes to the tooltip), so the tool row keeps its width.
-  QUndoStack* stack = session->inputUndoStack();
+  QUndoStack* stack = session->undoStack();
   QAction* undo = makeAction(QStringLiteral("undo"), QStringLiteral("Undo"), QKeySequence::Undo,
-                             QStringLiteral("undo the last input edit"));
+                             QStringLiteral("undo the last edit of the model (inputs or leaf decisions)"));
   QAction* redo =
       makeAction(QStringLiteral("redo"), QStringLiteral("Redo"),
-                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QStringLiteral("redo the input edit"));
+                 QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QStringLiteral("redo the edit"));
   connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
   connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
   auto followStack = [stack, undo, redo] {
