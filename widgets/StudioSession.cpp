@@ -41,7 +41,6 @@ StudioSession::StudioSession(QObject* parent)
 }
 
 StudioSession::~StudioSession() {
-  Q_EMIT aboutToChange();
   delete m_driver; // its lowering borrows the graph m_trace holds
   m_driver = nullptr;
 }
@@ -62,7 +61,6 @@ std::shared_ptr<const ModelSnapshot> StudioSession::snapshot() const {
 
 void StudioSession::setLeafOverride(const QString& modulePath, std::optional<bool> leaf) {
   if (!model()) return;
-  Q_EMIT aboutToChange();
   resetInterpreter(false);
   retrace(m_trace.setLeafOverride(modulePath, leaf));
 }
@@ -190,7 +188,6 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<ModelTra
     reloadDone();
     return;
   }
-  Q_EMIT aboutToChange();
   resetInterpreter(false);
   m_trace.take(*result);
   bumpRevision();
@@ -309,7 +306,6 @@ CheckpointReport StudioSession::compareWeights(const Checkpoint& checkpoint) con
 
 Expected<CheckpointReport> StudioSession::applyWeights(const Checkpoint& checkpoint, bool allowPartial) {
   if (!model()) return makeError("no model is open to load '" + checkpoint.source + "' into");
-  Q_EMIT aboutToChange();
   m_snapshot.reset(); // not a holder of the model: only workers' snapshots make it copy
   Expected<CheckpointReport> report = m_trace.applyWeights(checkpoint, allowPartial);
   if (!report) return report;

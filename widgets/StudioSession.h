@@ -230,9 +230,6 @@ public Q_SLOTS:
   void clearModuleSelection();
 
 Q_SIGNALS:
-  /// The model, its graph, the tracer or the model's weights are about to be replaced (or the
-  /// session to go). A job that reads the live session instead of a snapshot() must stop here.
-  void aboutToChange();
   void modelLoadStarted(const QString& reference);
   void modelLoaded();
   void modelLoadFailed(const QString& message);

@@ -102,8 +102,6 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   for (auto signal : {&StudioSession::inputSpecsChanged, &StudioSession::exportOptionsChanged})
     connect(session, signal, this, &GraphWidget::updateVerdicts);
   connect(session, &StudioSession::weightsLoaded, this, &GraphWidget::updateVerdicts);
-  // A verdict job reads the session's model and graph: they must outlive it.
-  connect(session, &StudioSession::aboutToChange, this, &GraphWidget::waitForVerdictJobs);
   connect(session, &StudioSession::traceFailed, this, &GraphWidget::onTraceFailed);
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
   connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);

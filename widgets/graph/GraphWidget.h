@@ -106,7 +106,8 @@ private:
   /// request voids an older job's result). GraphWidgetVerdicts.cpp.
   void updateVerdicts();
   void onVerdictsReady();
-  /// Blocks until no verdict job reads the session's model or graph any more.
+  /// Teardown only: waits for the verdict jobs still running (they read a snapshot, so a model
+  /// change never needs to).
   void waitForVerdictJobs();
   void onTraceFailed(const QString& message);
   void onLayoutFinished(quint64 generation, std::shared_ptr<const ViewLayout> layout);

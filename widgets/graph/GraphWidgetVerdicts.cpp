@@ -1,11 +1,14 @@
 // GraphWidget's node roles from the lowering's own verdicts: checkLowering (a dry run of the
-// lowering on the session's graph and inputs) runs on a worker, as the numeric run's prepare job
-// does, so a large graph does not stall the window; the scene takes the verdicts when the job is
-// done. Until then (and when no dry run is possible) the calls are shown as not checked.
+// lowering on the session's graph and inputs) runs on a worker over a snapshot of the session, as
+// the numeric run's prepare job does, so a large graph does not stall the window and a model
+// change never waits for it; the scene takes the verdicts when the job is done, unless the
+// session has changed since (the result is then dropped). Until then (and when no dry run is
+// possible) the calls are shown as not checked.
 
 #include "graph/GraphWidget.h"
 
 #include "StudioSession.h"
+#include "session/ModelSnapshot.h"
 #include "graph/GraphScene.h"
 #include "lowering/LoweringVerdicts.h"
 
@@ -17,6 +20,7 @@ namespace lattice::studio {
 
 struct GraphWidget::VerdictResult {
   quint64 generation = 0;
+  quint64 revision = 0; ///< the session's revision the job read
   std::shared_ptr<const LoweringVerdicts> verdicts;
   QString error; ///< why no dry run was possible
 };
@@ -38,12 +42,13 @@ void GraphWidget::updateVerdicts() {
     Q_EMIT verdictsChanged();
     return;
   }
-  ExportOptions options = m_session->exportOptions();
-  options.tracer = &m_session->tracer();
-  QFuture<std::shared_ptr<VerdictResult>> job = QtConcurrent::run([model, graph, options, generation] {
+  std::shared_ptr<const ModelSnapshot> snapshot = m_session->snapshot();
+  QFuture<std::shared_ptr<VerdictResult>> job = QtConcurrent::run([snapshot, generation] {
     auto result = std::make_shared<VerdictResult>();
     result->generation = generation;
-    Expected<LoweringVerdicts> checked = checkLowering(*model, options, *graph);
+    result->revision = snapshot->revision;
+    if (!snapshot->model || !snapshot->graph) return result;
+    Expected<LoweringVerdicts> checked = checkLowering(*snapshot->model, snapshot->options, *snapshot->graph);
     if (checked)
       result->verdicts = std::make_shared<const LoweringVerdicts>(std::move(*checked));
     else
@@ -58,6 +63,7 @@ void GraphWidget::onVerdictsReady() {
   if (!m_verdictWatcher->isFinished()) return;
   const std::shared_ptr<VerdictResult> result = m_verdictWatcher->result();
   if (!result || result->generation != m_verdictGeneration) return; // a newer request is under way
+  if (result->revision != m_session->revision()) return;             // about a model that has changed
   m_verdictError = result->error;
   m_scene->setVerdicts(result->verdicts, m_session->graph());
   Q_EMIT verdictsChanged();
@@ -66,7 +72,7 @@ void GraphWidget::onVerdictsReady() {
 void GraphWidget::waitForVerdictJobs() {
   for (QFuture<std::shared_ptr<VerdictResult>>& job : m_verdictJobs) job.waitForFinished();
   m_verdictJobs.clear();
-  ++m_verdictGeneration; // what they computed is about the model and graph that are going away
+  ++m_verdictGeneration;
 }
 
 } // namespace lattice::studio
