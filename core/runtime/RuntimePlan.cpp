@@ -178,8 +178,9 @@ private:
   const PlanError* checkOp(const ArtifactOp& op) {
     const std::string& name = op.name;
     if (name.rfind("lattice.", 0) != 0) return fail(op.nameLoc, "operation name must use 'lattice' namespace: " + name);
-    if (op.kind == OpKind::None) return fail(op.nameLoc, "unknown lattice operation: " + name);
-    const SchemaOp* schema = &dialectSchema().op(op.kind);
+    // R7 reads the name, not the reader's kind: the plan holds for a graph edited after parsing.
+    const SchemaOp* schema = dialectSchema().findOp(std::string_view(name).substr(8));
+    if (!schema) return fail(op.nameLoc, "unknown lattice operation: " + name);
     if (op.operandTypes.size() != op.operands.size())
       return fail(op.loc, name + " operand_types must match operands.");
     // R9: SSA operands within [required, total].
@@ -211,7 +212,7 @@ private:
       if (!problem.empty()) return fail(a.loc, problem);
     }
     // R15.
-    if (isConv(op.kind)) {
+    if (isConv(schema->kind)) {
       const ArtifactAttribute* acc = op.attribute("accumulation");
       if (!acc || acc->value.text != "canonical_f32")
         return fail(acc ? acc->loc : op.loc, name + ".accumulation must be canonical_f32 for IR v2.");
@@ -219,7 +220,7 @@ private:
     // R16: dataflow.
     PlanOp planOp;
     planOp.op = &op;
-    planOp.kind = op.kind;
+    planOp.kind = schema->kind;
     const int index = static_cast<int>(m_plan.ops.size());
     for (const ArtifactValueUse& use : op.operands) {
       const auto it = m_plan.slotIndex.find(use.name);
