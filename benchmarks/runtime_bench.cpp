@@ -132,8 +132,6 @@ Expected<runtime::Runtime> modelRuntime(const std::string& spec) {
   return std::move(run->runtime);
 }
 
-bool isConv(const std::string& kind) { return kind.find("conv") != std::string::npos; }
-
 /// Runs one case in this process and returns its figures. `startupMb`: the RSS of the process
 /// before it loaded anything (code and libraries), which the run's own memory is counted above.
 nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
@@ -151,7 +149,7 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
   for (const NamedTensor& t : *tensors) inputBytes += t.tensor.byteSize();
   std::uint64_t weightBytes = 0;
   for (const runtime::PlanOp& op : rt->plan().ops)
-    if (op.kind == "weight") {
+    if (op.kind == OpKind::Weight) {
       const std::string key = op.text("storage_key");
       for (const std::string& k : {key, key + ".weight", key + ".scales", key + ".biases"})
         if (const TensorData* t = rt->weights().find(k)) weightBytes += t->byteSize();

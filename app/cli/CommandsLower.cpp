@@ -29,9 +29,9 @@ int usageError(const std::string& error) {
 }
 
 // A refusal to replace a folder that is not an artifact says how to replace it anyway.
-std::string targetError(const std::string& message) {
-  if (message.find(kNotAnArtifactMarker) == std::string::npos) return message;
-  return message + " (pass --force to replace it)";
+std::string targetError(const Error& error) {
+  if (error.code != ErrorCode::NotAnArtifact) return error.message;
+  return error.message + " (pass --force to replace it)";
 }
 
 } // namespace
@@ -58,7 +58,7 @@ int runLower(const std::vector<std::string>& rawArgs) {
 
   // A target that would be refused is refused before the lowering, not after it.
   if (Status target = checkArtifactTarget(dir, options.save); !target)
-    return fail(ExitBadInput, targetError(target.message()));
+    return fail(ExitBadInput, targetError(target.error()));
 
   const auto started = std::chrono::steady_clock::now();
   LoweredModel lowered;
@@ -68,7 +68,7 @@ int runLower(const std::vector<std::string>& rawArgs) {
   save.validate = options.validate;
   save.warn = [](const std::string& message) { std::cerr << "lattice-cli lower: warning: " << message << "\n"; };
   Status saved = prepared->builder->save(dir, save);
-  if (!saved) return fail(ExitBadInput, targetError(saved.message()));
+  if (!saved) return fail(ExitBadInput, targetError(saved.error()));
   const auto elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
 
   uint64_t bytes = 0;

@@ -73,7 +73,7 @@ void printProfile(const runtime::Runtime& rt, double totalMs) {
     const double gflops = s.flops > 0 && s.ms > 0 ? s.flops / (s.ms * 1e6) : 0.0;
     std::printf("%10.3f %6.1f%% %10lld %9.2f %9.3f  %%%s (%s)\n", s.ms, totalMs > 0 ? 100.0 * s.ms / totalMs : 0.0,
                 static_cast<long long>(s.rows), gflops, s.kernelMapMs, plan.ops[static_cast<std::size_t>(i)].name().c_str(),
-                plan.ops[static_cast<std::size_t>(i)].kind.c_str());
+                std::string(opName(plan.ops[static_cast<std::size_t>(i)].kind)).c_str());
   }
 }
 

@@ -93,7 +93,7 @@ int lowerModel(const std::string& modelSpec, const ParsedArgs& parsed, const Exp
   if (!prepared) {
     std::string message = modelSpec + ": " + prepared.message();
     // A TorchScript file carries no example inputs: say how to give them.
-    if (!options.inputs && prepared.message().find("example_inputs must be a non-empty tuple") != std::string::npos)
+    if (!options.inputs && prepared.code() == ErrorCode::NoInputs)
       message += "; " + missingInputsHint(*out.model);
     return fail(ExitBadInput, message);
   }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cassert>
+
 namespace lattice {
 namespace {
 
@@ -30,9 +32,17 @@ std::string pythonNameOf(const std::string& name) {
   return out;
 }
 
-SchemaOp op(const char* name, std::vector<SchemaOperand> operands, std::vector<SchemaResult> results,
+SchemaOp op(OpKind kind, std::vector<SchemaOperand> operands, std::vector<SchemaResult> results,
             std::vector<SchemaOpAttribute> attributes, SchemaAssembly assembly = SchemaAssembly::Functional) {
-  return {name, pythonNameOf(name), std::move(operands), std::move(results), std::move(attributes), assembly};
+  SchemaOp out;
+  out.kind = kind;
+  out.name = std::string(opName(kind));
+  out.pythonName = pythonNameOf(out.name);
+  out.operands = std::move(operands);
+  out.results = std::move(results);
+  out.attributes = std::move(attributes);
+  out.assembly = assembly;
+  return out;
 }
 
 std::vector<SchemaResult> one(V type) {
@@ -104,74 +114,79 @@ DialectSchema buildSchema() {
   const auto dense = one(V::Tensor);
 
   s.ops = {
-      op("weight", {{"sym_name", V::Symbol, SchemaOperandKind::Symbol, false}}, one(V::Weight),
+      op(OpKind::Weight, {{"sym_name", V::Symbol, SchemaOperandKind::Symbol, false}}, one(V::Weight),
          {attr("storage_key", K::Str), attr("layout", K::WeightLayout), attr("packing", K::Packing)},
          SchemaAssembly::Weight),
-      op("sparse.make", {ssa("coords", V::Tensor), ssa("features", V::Tensor), ssa("active", V::Tensor)},
+      op(OpKind::SparseMake, {ssa("coords", V::Tensor), ssa("features", V::Tensor), ssa("active", V::Tensor)},
          sparse, {attr("stride", K::I64Triple), attr("coord_order", K::Coord)}),
-      op("sparse.decompose", {ssa("input", V::SparseTensor)},
+      op(OpKind::SparseDecompose, {ssa("input", V::SparseTensor)},
          {{"coords", V::Tensor}, {"features", V::Tensor}, {"active", V::Tensor}}, {},
          SchemaAssembly::Decompose),
-      op("sparse.with_features", {ssa("input", V::SparseTensor), ssa("features", V::Tensor)}, sparse, {}),
-      op("sparse.reindex", {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor)}, sparse,
+      op(OpKind::SparseWithFeatures, {ssa("input", V::SparseTensor), ssa("features", V::Tensor)}, sparse, {}),
+      op(OpKind::SparseReindex, {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor)}, sparse,
          {attr("fill", K::F32)}),
-      op("conv3d", conv, sparse, concat(kernelAttrs(), {accumulation})),
-      op("subm_conv3d", conv, sparse, concat(kernelDilation, {accumulation})),
-      op("normalized_subm_conv3d", conv, sparse, concat(kernelDilation, {eps, accumulation})),
-      op("target_conv3d", targetConv, sparse, concat(kernelAttrs(), {accumulation})),
-      op("conv_transpose3d", conv, sparse, concat(kernelAttrs(), {accumulation})),
-      op("target_conv_transpose3d", targetConv, sparse, concat(kernelAttrs(), {accumulation})),
+      op(OpKind::Conv3d, conv, sparse, concat(kernelAttrs(), {accumulation})),
+      op(OpKind::SubmConv3d, conv, sparse, concat(kernelDilation, {accumulation})),
+      op(OpKind::NormalizedSubmConv3d, conv, sparse, concat(kernelDilation, {eps, accumulation})),
+      op(OpKind::TargetConv3d, targetConv, sparse, concat(kernelAttrs(), {accumulation})),
+      op(OpKind::ConvTranspose3d, conv, sparse, concat(kernelAttrs(), {accumulation})),
+      op(OpKind::TargetConvTranspose3d, targetConv, sparse, concat(kernelAttrs(), {accumulation})),
       // The two transposed normalized convs put accumulation before eps (format spec sec. 8.2).
-      op("normalized_conv_transpose3d", conv, sparse, concat(kernelAttrs(), {accumulation, eps})),
-      op("target_normalized_conv_transpose3d", targetConv, sparse,
+      op(OpKind::NormalizedConvTranspose3d, conv, sparse, concat(kernelAttrs(), {accumulation, eps})),
+      op(OpKind::TargetNormalizedConvTranspose3d, targetConv, sparse,
          concat(kernelAttrs(), {accumulation, eps})),
-      op("generative_conv_transpose3d", conv, sparse, concat(kernelStride, {accumulation})),
-      op("normalized_generative_conv_transpose3d", conv, sparse, concat(kernelStride, {eps, accumulation})),
-      op("pool3d", {ssa("input", V::SparseTensor)}, sparse,
+      op(OpKind::GenerativeConvTranspose3d, conv, sparse, concat(kernelStride, {accumulation})),
+      op(OpKind::NormalizedGenerativeConvTranspose3d, conv, sparse,
+         concat(kernelStride, {eps, accumulation})),
+      op(OpKind::Pool3d, {ssa("input", V::SparseTensor)}, sparse,
          [] {
            std::vector<SchemaOpAttribute> a = kernelAttrs();
            a.insert(a.begin(), attr("mode", K::PoolMode));
            return a;
          }()),
-      op("pool_transpose3d", {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor, true)}, sparse,
-         kernelAttrs()),
-      op("trilinear_upsample3d", {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor, true)},
+      op(OpKind::PoolTranspose3d, {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor, true)},
+         sparse, kernelAttrs()),
+      op(OpKind::TrilinearUpsample3d, {ssa("input", V::SparseTensor), ssa("target", V::SparseTensor, true)},
          sparse, {attr("stride", K::I64Triple)}),
-      op("global_pool", {ssa("input", V::SparseTensor)}, dense,
+      op(OpKind::GlobalPool, {ssa("input", V::SparseTensor)}, dense,
          {attr("mode", K::PoolMode), attr("batch_size", K::I64)}),
-      op("voxelize",
+      op(OpKind::Voxelize,
          {ssa("points", V::Tensor), ssa("features", V::Tensor), ssa("batch_indices", V::Tensor),
           ssa("active_rows", V::Tensor)},
          sparse,
          {attr("voxel_size", K::F64Triple), attr("origin", K::F64Triple),
           attr("reduction", K::VoxelReduction), attr("stride", K::I64Triple)}),
-      op("devoxelize",
+      op(OpKind::Devoxelize,
          {ssa("points", V::Tensor), ssa("voxels", V::SparseTensor), ssa("batch_indices", V::Tensor),
           ssa("point_active_rows", V::Tensor)},
          dense,
          {attr("voxel_size", K::F64Triple), attr("origin", K::F64Triple),
           attr("interpolation", K::PointInterpolation)}),
-      op("linear", {ssa("input", V::Tensor), ssa("weight", V::Weight), ssa("bias", V::Weight, true)}, dense,
-         {}),
-      op("embedding_lookup", {ssa("input", V::Tensor), ssa("weight", V::Weight)}, dense, {}),
-      op("elementwise", {ssa("input", V::Tensor)}, dense, {attr("kind", K::Str)}),
-      op("softmax", {ssa("input", V::Tensor)}, dense, {attr("axis", K::I64)}),
-      op("activation", {ssa("input", V::Tensor)}, dense,
+      op(OpKind::Linear, {ssa("input", V::Tensor), ssa("weight", V::Weight), ssa("bias", V::Weight, true)},
+         dense, {}),
+      op(OpKind::EmbeddingLookup, {ssa("input", V::Tensor), ssa("weight", V::Weight)}, dense, {}),
+      op(OpKind::Elementwise, {ssa("input", V::Tensor)}, dense, {attr("kind", K::Str)}),
+      op(OpKind::Softmax, {ssa("input", V::Tensor)}, dense, {attr("axis", K::I64)}),
+      op(OpKind::Activation, {ssa("input", V::Tensor)}, dense,
          {attr("kind", K::Activation), attr("approximate", K::GeluApprox), attr("alpha", K::F32),
           attr("beta", K::F32), attr("threshold", K::F32)}),
-      op("batch_norm",
+      op(OpKind::BatchNorm,
          {ssa("input", V::Tensor), ssa("scale", V::Weight), ssa("bias", V::Weight), ssa("mean", V::Weight),
           ssa("var", V::Weight)},
          dense, {eps}),
-      op("layer_norm", {ssa("input", V::Tensor), ssa("scale", V::Weight), ssa("bias", V::Weight)}, dense,
+      op(OpKind::LayerNorm, {ssa("input", V::Tensor), ssa("scale", V::Weight), ssa("bias", V::Weight)}, dense,
          {eps}),
-      op("rms_norm", {ssa("input", V::Tensor), ssa("scale", V::Weight)}, dense, {eps}),
-      op("sparse.binary", {ssa("lhs", V::SparseTensor), ssa("rhs", V::SparseTensor)}, sparse,
+      op(OpKind::RmsNorm, {ssa("input", V::Tensor), ssa("scale", V::Weight)}, dense, {eps}),
+      op(OpKind::SparseBinary, {ssa("lhs", V::SparseTensor), ssa("rhs", V::SparseTensor)}, sparse,
          {attr("op", K::BinaryOp), attr("join", K::Join), attr("lhs_fill", K::F32),
           attr("rhs_fill", K::F32)}),
-      op("sparse.cat", {ssa("lhs", V::SparseTensor), ssa("rhs", V::SparseTensor)}, sparse,
+      op(OpKind::SparseCat, {ssa("lhs", V::SparseTensor), ssa("rhs", V::SparseTensor)}, sparse,
          {attr("join", K::Join)}),
   };
+  // The table lists every op of OpKind.h once, in its order (`ops[i]` is `OpKind(i)`).
+  assert(s.ops.size() == kOpKindCount);
+  for (std::size_t i = 0; i < s.ops.size(); ++i)
+    assert(s.ops[i].kind == static_cast<OpKind>(i));
   return s;
 }
 

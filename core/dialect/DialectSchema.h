@@ -2,7 +2,10 @@
 /// \file The lattice dialect schema (IR v2) as C++ data: types, attributes with their enum value
 /// sets, and the 31 ops with operands, results, attributes and assembly style, in registration
 /// order. The canonical JSON and the schema digest (format spec sec. 12) are computed from this
-/// table; `lattice-dialect-schema.json` is only used by tests to cross-check it.
+/// table; `lattice-dialect-schema.json` is only used by tests to cross-check it. The ops' names
+/// and order come from OpKind.h: `ops[i]` is the op of `OpKind(i)`.
+
+#include "dialect/OpKind.h"
 
 #include <string>
 #include <string_view>
@@ -94,7 +97,8 @@ struct SchemaOpAttribute {
 
 /// One op of the dialect.
 struct SchemaOp {
-  std::string name;       ///< without the `lattice.` prefix, e.g. `sparse.make`
+  OpKind kind = OpKind::None;
+  std::string name;       ///< without the `lattice.` prefix, e.g. `sparse.make`; opName(kind)
   std::string pythonName; ///< `name` with `.` replaced by `_`; the default SSA stem
   std::vector<SchemaOperand> operands;
   std::vector<SchemaResult> results;
@@ -105,6 +109,21 @@ struct SchemaOp {
   const SchemaOpAttribute* findAttribute(std::string_view name) const;
 };
 
+/// A weight family (`!lattice.weight<family, T>`) and the layout its tensors are stored in
+/// (`#lattice.weight_layout<...>`, format spec sec. 8.3).
+struct WeightFamily {
+  std::string_view name;
+  std::string_view layout;
+};
+inline constexpr WeightFamily kConvWeight{"conv3d", "conv3d_o_xyz_i"};
+inline constexpr WeightFamily kLinearWeight{"linear", "linear_o_i"};
+inline constexpr WeightFamily kEmbeddingWeight{"embedding", "embedding_n_c"};
+inline constexpr WeightFamily kChannelWeight{"channel", "channel_c"};
+inline constexpr WeightFamily kBiasWeight{"bias", "bias_c"};
+/// Every weight family, in the order of the schema's weight_layout values.
+inline constexpr WeightFamily kWeightFamilies[] = {kConvWeight, kLinearWeight, kEmbeddingWeight,
+                                                   kChannelWeight, kBiasWeight};
+
 /// The whole dialect, in declaration order.
 struct DialectSchema {
   std::string nameSpace; ///< `lattice`
@@ -114,6 +133,8 @@ struct DialectSchema {
 
   /// The op called `name` (without `lattice.`), or nullptr.
   const SchemaOp* findOp(std::string_view name) const;
+  /// The op of `kind` (not None).
+  const SchemaOp& op(OpKind kind) const { return ops[static_cast<std::size_t>(kind)]; }
   /// The attribute definition with `mnemonic`, or nullptr.
   const SchemaAttrDef* findAttr(std::string_view mnemonic) const;
 };

@@ -25,7 +25,7 @@ std::string changeText(const FieldChange& c) {
 
 std::string opRef(const std::string& opName, const std::string& name) {
   if (name.empty()) return {};
-  return (opName == "weight" ? "@" : "%") + name;
+  return (opKindFromName(opName) == OpKind::Weight ? "@" : "%") + name;
 }
 
 std::string opLabel(const OpDiff& op) {

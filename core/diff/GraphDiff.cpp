@@ -176,7 +176,7 @@ std::string operandText(const std::string& name, const Producer& p, const Artifa
   if (p.op == Producer::kArgument) from = "argument " + std::to_string(p.index);
   if (p.op >= 0) {
     const ArtifactOp& op = f.ops[static_cast<std::size_t>(p.op)];
-    from = std::string(op.shortName()) + (op.shortName() == "weight" ? " @" : " %") + opDisplayName(op);
+    from = std::string(op.shortName()) + (op.kind == OpKind::Weight ? " @" : " %") + opDisplayName(op);
   }
   return "%" + name + " (from " + from + ")";
 }
@@ -187,7 +187,7 @@ std::vector<FieldChange> compareOps(const ArtifactOp& a, const ArtifactOp& b, co
   std::vector<FieldChange> out;
   if (a.name != b.name) out.push_back(change("op", a.name, b.name));
   // A weight's symbol is its name (matching handles renames); other symbols are references.
-  if (a.shortName() != "weight" && (a.hasSymbol || b.hasSymbol) &&
+  if (a.kind != OpKind::Weight && (a.hasSymbol || b.hasSymbol) &&
       (a.hasSymbol != b.hasSymbol || a.symbol != b.symbol)) {
     if (!b.hasSymbol)
       out.push_back(removed("symbol", "@" + a.symbol));

@@ -95,14 +95,14 @@ Expected<NumericDiff> numericDiff(runtime::Runtime& a, runtime::Runtime& b, cons
     const runtime::PlanOp& opB = b.plan().ops[i];
     // Weights are the structural diff's; decompose and with_features pass their operand's
     // values on, so their rows would repeat the row before them.
-    if (!op || opB.kind == "weight" || opB.kind == "sparse.decompose" || opB.kind == "sparse.with_features" ||
-        opB.results.empty())
+    if (!op || opB.kind == OpKind::Weight || opB.kind == OpKind::SparseDecompose ||
+        opB.kind == OpKind::SparseWithFeatures || opB.results.empty())
       continue;
     const runtime::PlanOp& opA = a.plan().ops[static_cast<std::size_t>(op->indexA)];
     if (opA.kind != opB.kind || opA.results.size() != opB.results.size()) continue;
     NumericValueDiff d = compareSlots(a, shownResult(opA), b, shownResult(opB), options.tolerance);
     d.name = b.plan().slotNames[static_cast<std::size_t>(shownResult(opB))];
-    d.opName = opB.kind;
+    d.opName = std::string(opName(opB.kind));
     d.indexA = op->indexA;
     d.indexB = static_cast<int>(i);
     if (d.exceeds && out.firstDivergent < 0) out.firstDivergent = static_cast<int>(out.ops.size());

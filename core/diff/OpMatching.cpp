@@ -42,7 +42,7 @@ Producer producerOf(const ProducerMap& map, const std::string& name) {
 }
 
 std::string opDisplayName(const ArtifactOp& op) {
-  if (op.shortName() == "weight" && op.hasSymbol) return op.symbol;
+  if (op.kind == OpKind::Weight && op.hasSymbol) return op.symbol;
   return op.results.empty() ? std::string() : op.results.front().name;
 }
 
@@ -78,12 +78,12 @@ private:
 };
 
 std::string nameKey(const ArtifactOp& op) {
-  if (op.shortName() == "weight" && op.hasSymbol) return "@" + op.symbol;
+  if (op.kind == OpKind::Weight && op.hasSymbol) return "@" + op.symbol;
   return op.results.empty() ? std::string() : "%" + op.results.front().name;
 }
 
 std::string storageKey(const ArtifactOp& op) {
-  if (op.shortName() != "weight") return {};
+  if (op.kind != OpKind::Weight) return {};
   const ArtifactAttribute* key = op.attribute("storage_key");
   return key && key->value.isString() ? key->value.text : std::string();
 }

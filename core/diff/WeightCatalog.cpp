@@ -104,7 +104,7 @@ WeightCatalog::WeightCatalog(const LoadedArtifact& artifact) {
   std::unordered_map<std::string, std::size_t> byValue;
   for (std::size_t i = 0; i < f->ops.size(); ++i) {
     const ArtifactOp& op = f->ops[i];
-    if (op.shortName() != "weight") continue;
+    if (op.kind != OpKind::Weight) continue;
     const ArtifactAttribute* key = op.attribute("storage_key");
     if (!key || !key->value.isString() || m_index.count(key->value.text)) continue;
     WeightEntry e;
@@ -126,7 +126,7 @@ WeightCatalog::WeightCatalog(const LoadedArtifact& artifact) {
   // Channels of sparse values: decompose results first (a fallback), then forward rules.
   std::unordered_map<std::string, std::int64_t> hint, channels;
   for (const ArtifactOp& op : f->ops)
-    if (op.shortName() == "sparse.decompose" && op.results.size() == 3 && !op.operands.empty())
+    if (op.kind == OpKind::SparseDecompose && op.results.size() == 3 && !op.operands.empty())
       if (auto c = lastStaticDim(op.results[1].type)) hint.emplace(op.operands[0].name, *c);
   auto channelsOf = [&](const std::string& value) -> std::optional<std::int64_t> {
     auto it = channels.find(value);
@@ -143,16 +143,16 @@ WeightCatalog::WeightCatalog(const LoadedArtifact& artifact) {
   };
   for (const ArtifactOp& op : f->ops) {
     if (op.results.empty() || !op.results.front().type.isSparse() || op.operands.empty()) continue;
-    const std::string_view name = op.shortName();
+    const OpKind kind = op.kind;
     std::optional<std::int64_t> c;
-    if (name == "sparse.make" || name == "sparse.with_features" || name == "voxelize") {
+    if (kind == OpKind::SparseMake || kind == OpKind::SparseWithFeatures || kind == OpKind::Voxelize) {
       if (op.operandTypes.size() > 1) c = lastStaticDim(op.operandTypes[1]);
-    } else if (name == "sparse.cat") {
+    } else if (kind == OpKind::SparseCat) {
       if (op.operands.size() == 2) {
         const auto l = channelsOf(op.operands[0].name), r = channelsOf(op.operands[1].name);
         if (l && r) c = *l + *r;
       }
-    } else if (name.find("conv") != std::string_view::npos) {
+    } else if (isConv(kind)) {
       if (const WeightEntry* w = weightOperand(op, "conv3d_o_xyz_i")) c = convOutChannels(*w);
     } else {
       c = channelsOf(op.operands[0].name); // pools, upsampling, reindex, binary: channels kept

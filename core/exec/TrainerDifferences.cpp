@@ -26,11 +26,11 @@ bool anyAbove(const Triple& t, std::int64_t v) { return t[0] > v || t[1] > v || 
 } // namespace
 
 std::optional<TrainerDifference> knownTrainerDifference(const runtime::PlanOp& op, const ValueComparison& comparison) {
-  const std::string& kind = op.kind;
-  if (kind == "conv3d" || kind == "pool3d") {
+  const OpKind kind = op.kind;
+  if (kind == OpKind::Conv3d || kind == OpKind::Pool3d) {
     const Triple kernel = op.i64Triple("kernel_size"), stride = op.i64Triple("stride"),
                  padding = op.i64Triple("padding"), dilation = op.i64TripleOr("dilation", {1, 1, 1});
-    const char* what = kind == "conv3d" ? "conv" : "pool";
+    const char* what = kind == OpKind::Conv3d ? "conv" : "pool";
     // Per axis the two agree only for k = s, p = 0, d = 1 and an even kernel or k = 1: the
     // artifact's support is one row per floor(c / s) (the input itself at s = 1, p = 0) read
     // through offsets centred on odd axes; torch-lattice's (CUDA and CPU alike) is spconv-style.
@@ -55,13 +55,14 @@ std::optional<TrainerDifference> knownTrainerDifference(const runtime::PlanOp& o
               "it, has no spatial range and keeps one row per floor(c / s); the rows both have agree"};
     return std::nullopt;
   }
-  if (kind == "target_conv3d")
+  if (kind == OpKind::TargetConv3d)
     return TrainerDifference{
         "target-offsets",
         "torch-lattice computes this conv onto target coordinates through the uncentred window t·s − p … "
         "t·s − p + (k − 1)·d (k=3 p=1: t−1…t+1); the artifact, as mlx-lattice runs it, centres odd axes and "
         "subtracts the padding again (t−2…t): same rows, different values"};
-  if ((kind == "conv_transpose3d" || kind == "normalized_conv_transpose3d") && comparison.supportsDiffer())
+  if ((kind == OpKind::ConvTranspose3d || kind == OpKind::NormalizedConvTranspose3d) &&
+      comparison.supportsDiffer())
     return TrainerDifference{
         "transposed-support",
         "torch-lattice computes this ConvTranspose3d back onto the support the matching strided Conv3d started "

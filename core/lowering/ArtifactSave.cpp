@@ -316,7 +316,8 @@ Status checkTarget(const Target& target, const SaveOptions& options) {
       if (foreign.size() > kShown)
         list += ", ...";
       return makeError(target.path.string() + ": not replaced: it holds files that are " +
-                       std::string(kNotAnArtifactMarker) + ": " + list);
+                           std::string(kNotAnArtifactMarker) + ": " + list,
+                       ErrorCode::NotAnArtifact);
     }
   }
   return checkRemovable(target.path, options.force, target.path);
@@ -550,8 +551,7 @@ Status writePayload(const fs::path& temp, const fs::path& target, const std::str
   Status written = writeSafetensors(weightsPath.string(), weights, torchWeightsMetadata(), progress);
   if (faulted)
     return injectedFault("during-weights");
-  if (cancelled)
-    return makeError("artifact save cancelled: " + target.string());
+  if (cancelled) return makeError("artifact save cancelled: " + target.string(), ErrorCode::Cancelled);
   if (!written)
     return written;
   if (Status s = syncPath(weightsPath, false); !s)

@@ -26,8 +26,8 @@ struct ConvAttrs {
 };
 
 /// The shared conv lowering: `op1` with one input, `op2` (and `attrs2`) with a target.
-ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1, ConvAttrs attrs1,
-                                 const char* op2, ConvAttrs attrs2) {
+ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, OpKind op1, ConvAttrs attrs1, OpKind op2,
+                                 ConvAttrs attrs2) {
   TorchLatticeArtifactBuilder& b = c.builder;
   if (normalized && b.options().quantizeBits)
     fail(c.className() +
@@ -40,9 +40,9 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   if (!w) fail("'" + c.className() + "' object has no attribute 'weight'");
   const TensorData relaid = must(convWeightToLatticeLayout(
       *w, kernel[0], kernel[1], kernel[2], pyInt(c.attr("in_channels")), pyInt(c.attr("out_channels"))));
-  const ValueId weight = c.weight("weight", relaid, "conv3d", "conv3d_o_xyz_i");
+  const ValueId weight = c.weight("weight", relaid, kConvWeight);
   std::optional<ValueId> bias;
-  if (const TensorData* t = c.tensor("bias")) bias = c.weight("bias", *t, "bias", "bias_c");
+  if (const TensorData* t = c.tensor("bias")) bias = c.weight("bias", *t, kBiasWeight);
 
   const bool withTarget = c.inputs.size() == 2;
   ArtifactValuePtr target;
@@ -72,7 +72,7 @@ ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, const char* op1
   const int64_t outChannels = pyInt(c.attr("out_channels"));
   const std::string safeName = c.safeName();
   const TypeText types[] = {sparseTensorType(dtype)};
-  const OpResults out = must(b.emitOp({withTarget ? op2 : op1,
+  const OpResults out = must(b.emitOp({opName(withTarget ? op2 : op1),
                                        {operands.data(), operandCount},
                                        {},
                                        {attributes.data(), attributeCount},
@@ -90,7 +90,7 @@ constexpr ConvAttrs kGenerativeEps{true, false, false, true};
 
 /// `<op>(input, target?)` for the parameter-free spatial modules; the result keeps the input's
 /// channels and is typed SP(input_dtype).
-ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePtr input,
+ArtifactValuePtr lowerSpatial(ModuleCall& c, OpKind kind, ArtifactValuePtr input,
                               std::vector<NamedAttr> attrs) {
   requireKind(input, Kind::Sparse, c.className());
   ArtifactValuePtr target;
@@ -99,7 +99,7 @@ ArtifactValuePtr lowerSpatial(ModuleCall& c, const char* opName, ArtifactValuePt
     requireKind(target, Kind::Sparse, c.className());
   }
   OpRecord op;
-  op.op = opName;
+  op.op = std::string(opName(kind));
   op.operands = {input->id()};
   if (target) op.operands.push_back(target->id());
   op.attributes = std::move(attrs);
@@ -119,36 +119,37 @@ std::vector<NamedAttr> kernelAttrs(ModuleCall& c) {
 } // namespace
 
 ArtifactValuePtr lowerConv3d(ModuleCall& c) {
-  return lowerConvFamily(c, false, "conv3d", kFull, "target_conv3d", kFull);
+  return lowerConvFamily(c, false, OpKind::Conv3d, kFull, OpKind::TargetConv3d, kFull);
 }
 
 ArtifactValuePtr lowerSubmConv3d(ModuleCall& c) {
-  return lowerConvFamily(c, false, "subm_conv3d", kSubm, "subm_conv3d", kSubm);
+  return lowerConvFamily(c, false, OpKind::SubmConv3d, kSubm, OpKind::SubmConv3d, kSubm);
 }
 
 ArtifactValuePtr lowerNormalizedSubmConv3d(ModuleCall& c) {
-  return lowerConvFamily(c, true, "normalized_subm_conv3d", kSubmEps, "normalized_subm_conv3d", kSubmEps);
+  return lowerConvFamily(c, true, OpKind::NormalizedSubmConv3d, kSubmEps, OpKind::NormalizedSubmConv3d,
+                         kSubmEps);
 }
 
 ArtifactValuePtr lowerConvTranspose3d(ModuleCall& c) {
-  return lowerConvFamily(c, false, "conv_transpose3d", kFull, "target_conv_transpose3d", kFull);
+  return lowerConvFamily(c, false, OpKind::ConvTranspose3d, kFull, OpKind::TargetConvTranspose3d, kFull);
 }
 
 ArtifactValuePtr lowerNormalizedConvTranspose3d(ModuleCall& c) {
-  return lowerConvFamily(c, true, "normalized_conv_transpose3d", kFullEps,
-                         "target_normalized_conv_transpose3d", kFullEps);
+  return lowerConvFamily(c, true, OpKind::NormalizedConvTranspose3d, kFullEps,
+                         OpKind::TargetNormalizedConvTranspose3d, kFullEps);
 }
 
 ArtifactValuePtr lowerGenerativeConvTranspose3d(ModuleCall& c) {
   // With a target the generative conv uses the plain target transpose op and adds padding and
   // dilation (Appendix B.6).
-  return lowerConvFamily(c, false, "generative_conv_transpose3d", kGenerative, "target_conv_transpose3d",
-                         kFull);
+  return lowerConvFamily(c, false, OpKind::GenerativeConvTranspose3d, kGenerative,
+                         OpKind::TargetConvTranspose3d, kFull);
 }
 
 ArtifactValuePtr lowerNormalizedGenerativeConvTranspose3d(ModuleCall& c) {
-  return lowerConvFamily(c, true, "normalized_generative_conv_transpose3d", kGenerativeEps,
-                         "target_normalized_conv_transpose3d", kFullEps);
+  return lowerConvFamily(c, true, OpKind::NormalizedGenerativeConvTranspose3d, kGenerativeEps,
+                         OpKind::TargetNormalizedConvTranspose3d, kFullEps);
 }
 
 ArtifactValuePtr lowerPool3d(ModuleCall& c) {
@@ -156,19 +157,19 @@ ArtifactValuePtr lowerPool3d(ModuleCall& c) {
   requireKind(input, Kind::Sparse, c.className());
   std::vector<NamedAttr> attrs = kernelAttrs(c);
   attrs.insert(attrs.begin(), NamedAttr{"mode", pyStr(c.attr("mode"))});
-  return lowerSpatial(c, "pool3d", input, std::move(attrs));
+  return lowerSpatial(c, OpKind::Pool3d, input, std::move(attrs));
 }
 
 ArtifactValuePtr lowerPoolTranspose3d(ModuleCall& c) {
   // A None input is not replaced by the current value here (§3.1); kinds are checked before
   // any attribute is read.
   requireKind(c.inputs[0], Kind::Sparse, c.className());
-  return lowerSpatial(c, "pool_transpose3d", c.inputs[0], kernelAttrs(c));
+  return lowerSpatial(c, OpKind::PoolTranspose3d, c.inputs[0], kernelAttrs(c));
 }
 
 ArtifactValuePtr lowerTrilinearUpsample3d(ModuleCall& c) {
   requireKind(c.inputs[0], Kind::Sparse, c.className());
-  return lowerSpatial(c, "trilinear_upsample3d", c.inputs[0],
+  return lowerSpatial(c, OpKind::TrilinearUpsample3d, c.inputs[0],
                       {{"stride", toArray(intTriple(c.attr("stride")))}});
 }
 

@@ -235,7 +235,7 @@ TorchLatticeArtifactBuilder::sparseBinary(const std::string& name, const Artifac
     // `lhs.channels or rhs.channels`: 0 and None are both falsy.
     const std::optional<int64_t> channels = lhs->channels().value_or(0) ? lhs->channels() : rhs->channels();
     OpRecord rec;
-    rec.op = "sparse.binary";
+    rec.op = std::string(opName(OpKind::SparseBinary));
     rec.operands = {lhs->id(), rhs->id()};
     rec.attributes = {{"op", op}, {"join", join}, {"lhs_fill", lhsFill}, {"rhs_fill", rhsFill}};
     rec.resultStems = {safeValueName(name)};
@@ -254,7 +254,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseCat(const std::str
     std::optional<int64_t> channels;
     if (lhs->channels() && rhs->channels()) channels = *lhs->channels() + *rhs->channels();
     OpRecord rec;
-    rec.op = "sparse.cat";
+    rec.op = std::string(opName(OpKind::SparseCat));
     rec.operands = {lhs->id(), rhs->id()};
     rec.attributes = {{"join", join}};
     rec.resultStems = {safeValueName(name)};
@@ -271,7 +271,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseReindex(const std:
     requireKind(input, Kind::Sparse, "sparse reindex input");
     requireKind(target, Kind::Sparse, "sparse reindex target");
     OpRecord rec;
-    rec.op = "sparse.reindex";
+    rec.op = std::string(opName(OpKind::SparseReindex));
     rec.operands = {input->id(), target->id()};
     rec.attributes = {{"fill", fill}};
     rec.resultStems = {safeValueName(name)};
@@ -290,7 +290,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::voxelize(
     requireKind(batchIndices, Kind::Dense, "batch_indices");
     requireKind(activeRows, Kind::Dense, "active_rows");
     OpRecord rec;
-    rec.op = "voxelize";
+    rec.op = std::string(opName(OpKind::Voxelize));
     rec.operands = {points->id(), features->id(), batchIndices->id(), activeRows->id()};
     rec.attributes = {{"voxel_size", toF64(voxelSize)},
                       {"origin", toF64(origin)},
@@ -312,7 +312,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::devoxelize(
     requireKind(batchIndices, Kind::Dense, "batch_indices");
     requireKind(pointActiveRows, Kind::Dense, "point_active_rows");
     OpRecord rec;
-    rec.op = "devoxelize";
+    rec.op = std::string(opName(OpKind::Devoxelize));
     rec.operands = {points->id(), voxels->id(), batchIndices->id(), pointActiveRows->id()};
     rec.attributes = {
         {"voxel_size", toF64(voxelSize)}, {"origin", toF64(origin)}, {"interpolation", interpolation}};

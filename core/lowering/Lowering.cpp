@@ -119,7 +119,7 @@ Expected<ResolvedExport> resolveExport(const Model& model, const ExportOptions& 
                        "dropout semantics are deterministic");
   // Step 2: the example inputs.
   const std::vector<InputSpec>& specs = options.inputs ? *options.inputs : model.exampleInputs;
-  if (specs.empty()) return makeError("example_inputs must be a non-empty tuple");
+  if (specs.empty()) return makeError("example_inputs must be a non-empty tuple", ErrorCode::NoInputs);
   const LoweringOptions hints = model.lowering.value_or(LoweringOptions{});
 
   // Step 4: input names from the root's forward signature.

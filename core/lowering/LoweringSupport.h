@@ -97,9 +97,8 @@ struct ModuleCall {
   ArtifactValuePtr inputOrCurrent(std::size_t i = 0) const;
   /// `_dtype_for_module`: the first parameter's dtype name, else the builder's input dtype.
   std::string moduleDtype() const;
-  /// `_weight(name, param, tensor, family, layout)`.
-  ValueId weight(std::string_view param, const TensorData& tensor, std::string_view family,
-                 std::string_view layout) const;
+  /// `_weight(name, param, tensor, family, layout)` with the family's layout.
+  ValueId weight(std::string_view param, const TensorData& tensor, const WeightFamily& family) const;
 };
 
 

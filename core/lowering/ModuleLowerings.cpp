@@ -206,9 +206,8 @@ std::string ModuleCall::moduleDtype() const {
   return builder.inputDtype();
 }
 
-ValueId ModuleCall::weight(std::string_view param, const TensorData& t, std::string_view family,
-                           std::string_view layout) const {
-  return must(builder.registerWeight(name, param, t, family, layout));
+ValueId ModuleCall::weight(std::string_view param, const TensorData& t, const WeightFamily& family) const {
+  return must(builder.registerWeight(name, param, t, family.name, family.layout));
 }
 
 // --- small lowerings ------------------------------------------------------------------------
@@ -236,10 +235,9 @@ ArtifactValuePtr lowerLinear(ModuleCall& c) {
   if (!w) fail("'" + c.className() + "' object has no attribute 'weight'");
   const std::string dtype = must(artifactWeightDTypeName(w->dtype()));
   OpRecord op;
-  op.op = "linear";
-  op.operands = {input->id(), c.weight("weight", *w, "linear", "linear_o_i")};
-  if (const TensorData* bias = c.tensor("bias"))
-    op.operands.push_back(c.weight("bias", *bias, "bias", "bias_c"));
+  op.op = std::string(opName(OpKind::Linear));
+  op.operands = {input->id(), c.weight("weight", *w, kLinearWeight)};
+  if (const TensorData* bias = c.tensor("bias")) op.operands.push_back(c.weight("bias", *bias, kBiasWeight));
   op.resultStems = {c.safeName()};
   op.resultTypes = {featureTensorType(outFeatures, dtype)};
   const ValueId out = must(c.builder.emitOp(op)).front();
@@ -372,7 +370,7 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::globalPool(const std::st
     lowering::requireKind(input, ArtifactValue::Kind::Sparse, "GlobalPool");
     if (!m_options.batchSize) lowering::fail("global_pool artifact requires a static batch_size.");
     OpRecord op;
-    op.op = "global_pool";
+    op.op = std::string(opName(OpKind::GlobalPool));
     op.operands = {input->id()};
     op.attributes = {{"mode", mode}, {"batch_size", *m_options.batchSize}};
     op.resultStems = {safeValueName(name)};

@@ -30,16 +30,16 @@ int64_t normalizedChannels(ModuleCall& c, const char* label) {
 /// finishes the pattern.
 /// `weights` are the op's operands after the features.
 template <std::size_t N>
-ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName, const FeatureInput& in,
-                           const char* opName, const std::array<ValueId, N>& weights, double eps,
-                           int64_t channels, const std::string& dtype) {
+ArtifactValuePtr featureOp(TorchLatticeArtifactBuilder& b, const std::string& safeName,
+                           const FeatureInput& in, OpKind kind, const std::array<ValueId, N>& weights,
+                           double eps, int64_t channels, const std::string& dtype) {
   std::array<ValueId, N + 1> operands;
   operands[0] = in.features;
   std::copy(weights.begin(), weights.end(), operands.begin() + 1);
   const NamedAttr attributes[] = {{"eps", eps}};
   const std::string stems[] = {safeName + "_features"};
   const TypeText types[] = {featureTensorType(channels, dtype)};
-  const ValueId out = must(b.emitOp({opName, operands, {}, attributes, stems, types})).front();
+  const ValueId out = must(b.emitOp({opName(kind), operands, {}, attributes, stems, types})).front();
   return finishFeatures(b, safeName, in, out, channels, dtype);
 }
 
@@ -50,9 +50,9 @@ ArtifactValuePtr activationModule(ModuleCall& c, const char* kind, const Activat
 /// The module's parameter `param`, or (affine=False, elementwise_affine=False) a constant vector
 /// of `fill`, registered and stored under the same key.
 ValueId parameterOrConstant(ModuleCall& c, const char* param, double fill, int64_t channels,
-                            const std::string& dtype, const char* family, const char* layout) {
+                            const std::string& dtype, const WeightFamily& family) {
   const TensorData* t = c.tensor(param);
-  return c.weight(param, t ? *t : constantVector(fill, channels, constantDType(dtype)), family, layout);
+  return c.weight(param, t ? *t : constantVector(fill, channels, constantDType(dtype)), family);
 }
 
 } // namespace
@@ -64,7 +64,7 @@ FeatureInput decomposeFeatures(TorchLatticeArtifactBuilder& b, const std::string
   const std::string stems[] = {"", safeName + "_features_in", safeName + "_active"};
   const TypeText types[] = {coordsTensorType(), featureTensorType(input->channels(), b.inputDtype()),
                             activeTensorType()};
-  const OpResults results = must(b.emitOp({"sparse.decompose", operands, {}, {}, stems, types}));
+  const OpResults results = must(b.emitOp({opName(OpKind::SparseDecompose), operands, {}, {}, stems, types}));
   return {results[1], input};
 }
 
@@ -74,7 +74,8 @@ ArtifactValuePtr finishFeatures(TorchLatticeArtifactBuilder& b, const std::strin
   if (!in.sparse) return b.makeValue(featuresOut, Kind::Dense, channels, dtype);
   const ValueId operands[] = {in.sparse->id(), featuresOut};
   const TypeText types[] = {sparseTensorType(dtype)};
-  const OpResults out = must(b.emitOp({"sparse.with_features", operands, {}, {}, {&safeName, 1}, types}));
+  const OpResults out =
+      must(b.emitOp({opName(OpKind::SparseWithFeatures), operands, {}, {}, {&safeName, 1}, types}));
   return b.makeValue(out.front(), Kind::Sparse, channels, dtype);
 }
 
@@ -87,14 +88,14 @@ ArtifactValuePtr lowerBatchNorm(ModuleCall& c) {
   const std::string s = c.safeName();
   const FeatureInput in = decomposeFeatures(c.builder, s, input);
 
-  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
-  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, "bias", "bias_c");
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, kChannelWeight);
+  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, kBiasWeight);
   const TensorData* mean = c.tensor("running_mean");
   const TensorData* var = c.tensor("running_var");
   if (!mean || !var) fail("BatchNorm artifact requires frozen running_mean and running_var.");
-  const ValueId meanW = c.weight("running_mean", *mean, "channel", "channel_c");
-  const ValueId varW = c.weight("running_var", *var, "channel", "channel_c");
-  return featureOp<4>(c.builder, s, in, "batch_norm", {scale, bias, meanW, varW}, eps, channels, dtype);
+  const ValueId meanW = c.weight("running_mean", *mean, kChannelWeight);
+  const ValueId varW = c.weight("running_var", *var, kChannelWeight);
+  return featureOp<4>(c.builder, s, in, OpKind::BatchNorm, {scale, bias, meanW, varW}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
@@ -104,9 +105,9 @@ ArtifactValuePtr lowerLayerNorm(ModuleCall& c) {
   const int64_t channels = normalizedChannels(c, "LayerNorm");
   const std::string dtype = c.moduleDtype();
   const double eps = pyFloat(c.attr("eps"));
-  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
-  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, "bias", "bias_c");
-  return featureOp<2>(c.builder, s, in, "layer_norm", {scale, bias}, eps, channels, dtype);
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, kChannelWeight);
+  const ValueId bias = parameterOrConstant(c, "bias", 0.0, channels, dtype, kBiasWeight);
+  return featureOp<2>(c.builder, s, in, OpKind::LayerNorm, {scale, bias}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
@@ -117,8 +118,8 @@ ArtifactValuePtr lowerRmsNorm(ModuleCall& c) {
   const std::string dtype = c.moduleDtype();
   // float(eps): torch.nn.RMSNorm's default eps=None raises TypeError here (Appendix B.7).
   const double eps = pyFloat(c.attr("eps"));
-  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, "channel", "channel_c");
-  return featureOp<1>(c.builder, s, in, "rms_norm", {scale}, eps, channels, dtype);
+  const ValueId scale = parameterOrConstant(c, "weight", 1.0, channels, dtype, kChannelWeight);
+  return featureOp<1>(c.builder, s, in, OpKind::RmsNorm, {scale}, eps, channels, dtype);
 }
 
 ArtifactValuePtr lowerReLU(ModuleCall& c) {
@@ -175,7 +176,8 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::activation(const std::st
                                     {"threshold", params.threshold}};
     const std::string stems[] = {s + "_features"};
     const TypeText types[] = {featureTensorType(input->channels(), inputDtype())};
-    const ValueId out = lowering::must(emitOp({"activation", operands, {}, attributes, stems, types})).front();
+    const ValueId out =
+        lowering::must(emitOp({opName(OpKind::Activation), operands, {}, attributes, stems, types})).front();
     return lowering::finishFeatures(*this, s, in, out, input->channels(), inputDtype());
   } catch (const Exception& e) {
     return makeError(e.message);

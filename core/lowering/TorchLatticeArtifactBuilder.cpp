@@ -94,7 +94,8 @@ Expected<ArtifactValuePtr> TorchLatticeArtifactBuilder::sparseMake(const ValueId
   const NamedAttr attributes[] = {{"stride", I64Array(stride.begin(), stride.end())},
                                   {"coord_order", std::string("batch_x_y_z")}};
   const TypeText types[] = {sparseTensorType(dtype)};
-  Expected<OpResults> results = emitOp({"sparse.make", parts, {}, attributes, {&name, 1}, types});
+  Expected<OpResults> results =
+      emitOp({opName(OpKind::SparseMake), parts, {}, attributes, {&name, 1}, types});
   if (!results) return results.error();
   return makeValue(results->front(), ArtifactValue::Kind::Sparse, channels, dtype);
 }
@@ -191,7 +192,7 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
 
   std::vector<NamedTensor> quantized; // `key.weight`, `.scales`, `.biases`; else `key` is stored as is
   PackingAttr packing = PackingAttr::dense();
-  if (m_options.quantizeBits && (family == "conv3d" || family == "linear")) {
+  if (m_options.quantizeBits && (family == kConvWeight.name || family == kLinearWeight.name)) {
     const int bits = static_cast<int>(*m_options.quantizeBits);
     const DType scaleDtype = m_options.quantizeScaleDtype == "f16" ? DType::F16 : DType::F32;
     Expected<QuantizedWeight> packed =
@@ -205,7 +206,7 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
   // The key lends itself to the attribute for the call and is taken back for the weight list.
   NamedAttr attributes[] = {{"storage_key", std::move(key)}, {"layout", std::string(layout)}, {"packing", packing}};
   const TypeText types[] = {weightType(family, *dtype)};
-  Expected<OpResults> result = emitOp({"weight", {}, symbol, attributes, {&symbol, 1}, types});
+  Expected<OpResults> result = emitOp({opName(OpKind::Weight), {}, symbol, attributes, {&symbol, 1}, types});
   key = std::move(std::get<std::string>(attributes[0].value));
   if (!result) return result.error();
   OpProvenance& record = m_provenance.back();

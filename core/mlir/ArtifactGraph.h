@@ -144,6 +144,8 @@ struct ArtifactOp {
   /// The schema op for `lattice.*` ops (never null for them: unknown ones do not parse);
   /// nullptr for ops of other dialects.
   const SchemaOp* schema = nullptr;
+  /// The op's kind (`schema->kind`); None for ops of other dialects.
+  OpKind kind = OpKind::None;
 
   std::vector<ArtifactValueDef> results;
   std::vector<ArtifactValueUse> operands;

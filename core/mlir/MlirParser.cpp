@@ -259,6 +259,7 @@ ArtifactOp MlirParserImpl::parseOp() {
   if (std::string_view(op.name).substr(0, prefix.size()) == prefix) {
     op.schema = dialectSchema().findOp(std::string_view(op.name).substr(prefix.size()));
     if (!op.schema) fail(op.nameLoc, "custom op '" + shortText(op.name) + "' is unknown");
+    op.kind = op.schema->kind;
     parseLatticeOpTail(op);
   } else {
     parseForeignOpTail(op);

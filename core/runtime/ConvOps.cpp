@@ -30,17 +30,30 @@ struct ConvKind {
   bool normalized = false;
 };
 
-ConvKind convKind(const std::string& kind) {
-  const bool normalized = kind.find("normalized") != std::string::npos;
-  if (kind == "conv3d") return {Relation::Forward, OffsetFamily::Sparse};
-  if (kind == "subm_conv3d" || kind == "normalized_subm_conv3d")
-    return {Relation::Submanifold, OffsetFamily::Sparse, false, normalized};
-  if (kind == "target_conv3d") return {Relation::Target, OffsetFamily::Sparse, true};
-  if (kind == "conv_transpose3d" || kind == "normalized_conv_transpose3d")
-    return {Relation::Transposed, OffsetFamily::Indexed, false, normalized};
-  if (kind == "target_conv_transpose3d" || kind == "target_normalized_conv_transpose3d")
-    return {Relation::TargetTransposed, OffsetFamily::Indexed, true, normalized};
-  return {Relation::Generative, OffsetFamily::IndexedNoDilation, false, normalized};
+ConvKind convKind(OpKind kind) {
+  switch (kind) {
+  case OpKind::Conv3d:
+    return {Relation::Forward, OffsetFamily::Sparse};
+  case OpKind::SubmConv3d:
+    return {Relation::Submanifold, OffsetFamily::Sparse};
+  case OpKind::NormalizedSubmConv3d:
+    return {Relation::Submanifold, OffsetFamily::Sparse, false, true};
+  case OpKind::TargetConv3d:
+    return {Relation::Target, OffsetFamily::Sparse, true};
+  case OpKind::ConvTranspose3d:
+    return {Relation::Transposed, OffsetFamily::Indexed};
+  case OpKind::NormalizedConvTranspose3d:
+    return {Relation::Transposed, OffsetFamily::Indexed, false, true};
+  case OpKind::TargetConvTranspose3d:
+    return {Relation::TargetTransposed, OffsetFamily::Indexed, true};
+  case OpKind::TargetNormalizedConvTranspose3d:
+    return {Relation::TargetTransposed, OffsetFamily::Indexed, true, true};
+  case OpKind::NormalizedGenerativeConvTranspose3d:
+    return {Relation::Generative, OffsetFamily::IndexedNoDilation, false, true};
+  case OpKind::GenerativeConvTranspose3d:
+  default:
+    return {Relation::Generative, OffsetFamily::IndexedNoDilation};
+  }
 }
 
 // Edges per GEMM when a kernel row's edges are not in output order: the row goes through the
@@ -200,7 +213,8 @@ void runConvolution(OpContext& ctx) {
 
   if (kind.relation == Relation::Submanifold)
     for (std::int64_t k : spec.kernel)
-      if (k % 2 == 0) fail("lattice." + ctx.op.kind + " requires odd kernel_size values."); // X9
+      if (k % 2 == 0)
+        fail("lattice." + std::string(opName(ctx.op.kind)) + " requires odd kernel_size values."); // X9
   if (kind.normalized && !(eps > 0.0)) fail("eps must be positive.");
   if (x.dtype != DType::F32 && x.dtype != DType::F16) fail("convolution features must be float32 or float16.");
   if (!weight.quantized() && weight.dense.dtype() != x.dtype) fail("convolution weights must match feature dtype."); // X8

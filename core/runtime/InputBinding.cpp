@@ -88,7 +88,7 @@ Status checkUniqueCoordinates(const RuntimePlan& plan, const std::vector<Tensor>
   };
   std::set<std::pair<int, int>> checked;
   for (const PlanOp& op : plan.ops) {
-    if (op.kind != "sparse.make" || op.operands.size() < 3) continue;
+    if (op.kind != OpKind::SparseMake || op.operands.size() < 3) continue;
     const int c = argOf(op.operands[0]), a = argOf(op.operands[2]);
     if (c < 0 || a < 0 || !checked.insert({c, a}).second) continue;
     const Tensor& coords = bound[static_cast<std::size_t>(c)];

@@ -120,7 +120,8 @@ std::vector<float> normals(Random& rng, std::size_t n) {
 // The stride sparse.make declares for the coordinates in `slot` ((1, 1, 1) when no make reads it).
 Triple makeStride(const RuntimePlan& plan, int slot) {
   for (const PlanOp& op : plan.ops)
-    if (op.kind == "sparse.make" && !op.operands.empty() && op.operands[0] == slot) return op.i64Triple("stride");
+    if (op.kind == OpKind::SparseMake && !op.operands.empty() && op.operands[0] == slot)
+      return op.i64Triple("stride");
   return {1, 1, 1};
 }
 

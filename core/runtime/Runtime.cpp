@@ -16,7 +16,6 @@
 #include <deque>
 #include <new>
 #include <optional>
-#include <unordered_map>
 
 namespace lattice::runtime {
 
@@ -24,41 +23,67 @@ namespace {
 
 using OpFn = void (*)(OpContext&);
 
-const std::unordered_map<std::string, OpFn>& opTable() {
-  static const std::unordered_map<std::string, OpFn> table = {
-      {"weight", runWeight},
-      {"sparse.make", runSparseMake},
-      {"sparse.decompose", runSparseDecompose},
-      {"sparse.with_features", runSparseWithFeatures},
-      {"sparse.reindex", runSparseReindex},
-      {"sparse.binary", runSparseBinary},
-      {"sparse.cat", runSparseCat},
-      {"conv3d", runConvolution},
-      {"subm_conv3d", runConvolution},
-      {"normalized_subm_conv3d", runConvolution},
-      {"target_conv3d", runConvolution},
-      {"conv_transpose3d", runConvolution},
-      {"target_conv_transpose3d", runConvolution},
-      {"normalized_conv_transpose3d", runConvolution},
-      {"target_normalized_conv_transpose3d", runConvolution},
-      {"generative_conv_transpose3d", runConvolution},
-      {"normalized_generative_conv_transpose3d", runConvolution},
-      {"pool3d", runPool},
-      {"pool_transpose3d", runPoolTranspose},
-      {"trilinear_upsample3d", runTrilinearUpsample},
-      {"global_pool", runGlobalPool},
-      {"voxelize", runVoxelize},
-      {"devoxelize", runDevoxelize},
-      {"linear", runLinear},
-      {"embedding_lookup", runEmbeddingLookup},
-      {"elementwise", runElementwise},
-      {"softmax", runSoftmax},
-      {"activation", runActivation},
-      {"batch_norm", runBatchNorm},
-      {"layer_norm", runLayerNorm},
-      {"rms_norm", runRmsNorm},
-  };
-  return table;
+// The implementation of each op; nullptr for None. The switch names every kind, so an op
+// added to the dialect without an implementation is a compiler warning.
+OpFn opFunction(OpKind kind) {
+  switch (kind) {
+  case OpKind::Weight:
+    return runWeight;
+  case OpKind::SparseMake:
+    return runSparseMake;
+  case OpKind::SparseDecompose:
+    return runSparseDecompose;
+  case OpKind::SparseWithFeatures:
+    return runSparseWithFeatures;
+  case OpKind::SparseReindex:
+    return runSparseReindex;
+  case OpKind::SparseBinary:
+    return runSparseBinary;
+  case OpKind::SparseCat:
+    return runSparseCat;
+  case OpKind::Conv3d:
+  case OpKind::SubmConv3d:
+  case OpKind::NormalizedSubmConv3d:
+  case OpKind::TargetConv3d:
+  case OpKind::ConvTranspose3d:
+  case OpKind::TargetConvTranspose3d:
+  case OpKind::NormalizedConvTranspose3d:
+  case OpKind::TargetNormalizedConvTranspose3d:
+  case OpKind::GenerativeConvTranspose3d:
+  case OpKind::NormalizedGenerativeConvTranspose3d:
+    return runConvolution;
+  case OpKind::Pool3d:
+    return runPool;
+  case OpKind::PoolTranspose3d:
+    return runPoolTranspose;
+  case OpKind::TrilinearUpsample3d:
+    return runTrilinearUpsample;
+  case OpKind::GlobalPool:
+    return runGlobalPool;
+  case OpKind::Voxelize:
+    return runVoxelize;
+  case OpKind::Devoxelize:
+    return runDevoxelize;
+  case OpKind::Linear:
+    return runLinear;
+  case OpKind::EmbeddingLookup:
+    return runEmbeddingLookup;
+  case OpKind::Elementwise:
+    return runElementwise;
+  case OpKind::Softmax:
+    return runSoftmax;
+  case OpKind::Activation:
+    return runActivation;
+  case OpKind::BatchNorm:
+    return runBatchNorm;
+  case OpKind::LayerNorm:
+    return runLayerNorm;
+  case OpKind::RmsNorm:
+    return runRmsNorm;
+  case OpKind::None:
+    break;
+  }
+  return nullptr;
 }
 
 std::string firstLines(const std::vector<Diagnostic>& diagnostics) {
@@ -134,7 +159,7 @@ struct Execution {
     const int n = static_cast<int>(plan.ops.size());
     if (current >= n) return {};
     if (cancelled.load()) {
-      error = makeError(plan.opError(current, "cancelled"));
+      error = makeError(plan.opError(current, "cancelled"), ErrorCode::Cancelled);
       return *error;
     }
     const PlanOp& op = plan.ops[static_cast<std::size_t>(current)];
@@ -154,11 +179,11 @@ struct Execution {
     OpContext ctx{plan, current, op, std::move(operands), results, options.numerics, maps, prepared, st, cancelled, weights};
     const auto start = std::chrono::steady_clock::now();
     try {
-      const auto fn = opTable().find(op.kind);
-      if (fn == opTable().end()) fail("the runtime has no implementation of lattice." + op.kind);
-      fn->second(ctx);
+      const OpFn fn = opFunction(op.kind);
+      if (!fn) fail("the runtime has no implementation of lattice." + std::string(opName(op.kind)));
+      fn(ctx);
     } catch (const Exception& e) {
-      error = makeError(plan.opError(current, e.message));
+      error = makeError(plan.opError(current, e.message), e.code);
     } catch (const std::bad_alloc&) {
       error = makeError(plan.opError(current, "out of memory"));
     } catch (const std::exception& e) {

@@ -22,17 +22,6 @@ namespace {
 const std::set<std::string> kInputRoles = {"tensor", "sparse_coords", "sparse_features", "sparse_active"};
 const std::set<std::string> kOutputRoles = {"tensor", "sparse_tensor"};
 
-const std::set<std::string> kConvOps = {"conv3d",
-                                        "subm_conv3d",
-                                        "normalized_subm_conv3d",
-                                        "target_conv3d",
-                                        "conv_transpose3d",
-                                        "target_conv_transpose3d",
-                                        "normalized_conv_transpose3d",
-                                        "target_normalized_conv_transpose3d",
-                                        "generative_conv_transpose3d",
-                                        "normalized_generative_conv_transpose3d"};
-
 struct PlanError {
   SourceLoc loc;
   std::string message;
@@ -189,6 +178,7 @@ private:
   const PlanError* checkOp(const ArtifactOp& op) {
     const std::string& name = op.name;
     if (name.rfind("lattice.", 0) != 0) return fail(op.nameLoc, "operation name must use 'lattice' namespace: " + name);
+    // R7 reads the name, not the reader's kind: the plan holds for a graph edited after parsing.
     const SchemaOp* schema = dialectSchema().findOp(std::string_view(name).substr(8));
     if (!schema) return fail(op.nameLoc, "unknown lattice operation: " + name);
     if (op.operandTypes.size() != op.operands.size())
@@ -222,7 +212,7 @@ private:
       if (!problem.empty()) return fail(a.loc, problem);
     }
     // R15.
-    if (kConvOps.count(schema->name)) {
+    if (isConv(schema->kind)) {
       const ArtifactAttribute* acc = op.attribute("accumulation");
       if (!acc || acc->value.text != "canonical_f32")
         return fail(acc ? acc->loc : op.loc, name + ".accumulation must be canonical_f32 for IR v2.");
@@ -230,7 +220,7 @@ private:
     // R16: dataflow.
     PlanOp planOp;
     planOp.op = &op;
-    planOp.kind = schema->name;
+    planOp.kind = schema->kind;
     const int index = static_cast<int>(m_plan.ops.size());
     for (const ArtifactValueUse& use : op.operands) {
       const auto it = m_plan.slotIndex.find(use.name);

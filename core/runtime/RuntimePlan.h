@@ -32,8 +32,8 @@ struct PlanArg {
 /// One op of the entry function.
 struct PlanOp {
   const ArtifactOp* op = nullptr;
-  /// The op name without `lattice.` (`conv3d`, `sparse.make`).
-  std::string kind;
+  /// The op's kind (opName gives `conv3d`, `sparse.make`).
+  OpKind kind = OpKind::None;
   /// Value slots of the SSA operands, in order (the weight op's symbol is not an operand).
   std::vector<int> operands;
   std::vector<int> results;

@@ -121,7 +121,7 @@ DType OpContext::resultDType(std::size_t i) const {
 }
 
 void OpContext::checkCancelled() const {
-  if (cancelled.load(std::memory_order_relaxed)) fail("cancelled");
+  if (cancelled.load(std::memory_order_relaxed)) throw Exception{"cancelled", ErrorCode::Cancelled};
 }
 
 } // namespace lattice::runtime

@@ -9,17 +9,29 @@
 
 namespace lattice {
 
+/// What kind of failure an Error is, for callers that act on it (an exit status, a hint, a
+/// cancel that is not reported as a failure). Most errors are `Failed`; a caller never matches
+/// the message text to tell them apart.
+enum class ErrorCode : unsigned char {
+  Failed,        ///< the operation failed; the message says why
+  Cancelled,     ///< stopped on request (a progress callback returned false)
+  NotAnArtifact, ///< a save target holds files that are not part of a lattice artifact
+  NoInputs,      ///< a lowering was given no example inputs and the model carries none
+};
+
 /// One failure. `message` is a single line that already names its context (file, JSON
 /// location, tensor key, node or module path); it starts lower-case and has no trailing period.
 /// Multi-line text (e.g. FX's "While executing ..." trailer) is allowed where the reference
 /// prints it.
 struct Error {
   std::string message;
+  ErrorCode code = ErrorCode::Failed;
 };
 
 /// Thrown inside implementation files only; caught and turned into an Error at API boundaries.
 struct Exception {
   std::string message;
+  ErrorCode code = ErrorCode::Failed;
 };
 
 /// A value or an Error.
@@ -42,6 +54,7 @@ public:
 
   const Error& error() const { assert(!ok()); return std::get<1>(m_v); }
   const std::string& message() const { return error().message; }
+  ErrorCode code() const { return error().code; }
 
 private:
   std::variant<T, Error> m_v;
@@ -57,6 +70,7 @@ public:
   explicit operator bool() const { return m_ok; }
   const Error& error() const { assert(!m_ok); return m_error; }
   const std::string& message() const { return error().message; }
+  ErrorCode code() const { return error().code; }
 
 private:
   Error m_error;
@@ -65,6 +79,8 @@ private:
 
 using Status = Expected<void>;
 
-inline Error makeError(std::string message) { return Error{std::move(message)}; }
+inline Error makeError(std::string message, ErrorCode code = ErrorCode::Failed) {
+  return Error{std::move(message), code};
+}
 
 } // namespace lattice

@@ -34,10 +34,6 @@ std::size_t operandIndex(const ArtifactOp& op, std::string_view name) {
   return std::string::npos;
 }
 
-bool isConvolution(std::string_view name) {
-  return name.find("conv") != std::string_view::npos;
-}
-
 std::string count(std::int64_t n) {
   return std::to_string(n);
 }
@@ -89,7 +85,7 @@ void ChannelFlow::require(const ArtifactOp& op, const ChannelCount& value, std::
 
 void ChannelFlow::visit(const ArtifactOp& op, const std::unordered_map<std::string, WeightInfo>& weights) {
   if (!op.schema || op.results.empty()) return;
-  const std::string_view name = op.schema->name;
+  const OpKind kind = op.kind;
   const auto weight = [&](std::string_view operand) -> const WeightInfo* {
     const std::size_t i = operandIndex(op, operand);
     if (i == std::string::npos) return nullptr;
@@ -111,13 +107,14 @@ void ChannelFlow::visit(const ArtifactOp& op, const std::unordered_map<std::stri
   };
 
   ChannelCount out = of(op, 0);
-  if (name == "sparse.make" || name == "sparse.with_features" || name == "voxelize" || name == "devoxelize") {
+  if (kind == OpKind::SparseMake || kind == OpKind::SparseWithFeatures || kind == OpKind::Voxelize ||
+      kind == OpKind::Devoxelize) {
     out = of(op, 1);
-  } else if (name == "sparse.cat") {
+  } else if (kind == OpKind::SparseCat) {
     const ChannelCount l = of(op, 0), r = of(op, 1);
     out = {};
     if (l.count && r.count) out.count = *l.count + *r.count;
-  } else if (name == "sparse.binary") {
+  } else if (kind == OpKind::SparseBinary) {
     const ChannelCount l = of(op, 0), r = of(op, 1);
     if (l.count && r.count && *l.count != *r.count)
       m_report(op, "sparse binary operands must have matching channels: lhs has " + count(*l.count) +
@@ -130,7 +127,7 @@ void ChannelFlow::visit(const ArtifactOp& op, const std::unordered_map<std::stri
     } else if (l.count && !r.count) {
       require(op, r, *l.count, words, "");
     }
-  } else if (isConvolution(name)) {
+  } else if (isConv(kind)) {
     const ChannelCount x = of(op, 0);
     out = {};
     if (const WeightInfo* w = weight("weight")) {
@@ -148,7 +145,7 @@ void ChannelFlow::visit(const ArtifactOp& op, const std::unordered_map<std::stri
       out.count = w->outChannels;
     }
     perChannel("bias", out, "output");
-  } else if (name == "linear") {
+  } else if (kind == OpKind::Linear) {
     const ChannelCount x = of(op, 0);
     out = {};
     if (const WeightInfo* w = weight("weight")) {
@@ -166,14 +163,14 @@ void ChannelFlow::visit(const ArtifactOp& op, const std::unordered_map<std::stri
       out.count = w->outChannels;
     }
     perChannel("bias", out, "output");
-  } else if (name == "embedding_lookup") {
+  } else if (kind == OpKind::EmbeddingLookup) {
     out = {};
     if (const WeightInfo* w = weight("weight"); w && w->denseShape.size() == 2) out.count = w->denseShape[1];
-  } else if (name == "batch_norm" || name == "layer_norm" || name == "rms_norm") {
+  } else if (isNorm(kind)) {
     for (const char* what : {"scale", "bias", "mean", "var"}) perChannel(what, out, "input");
   }
   // sparse.decompose: its features result has the input's channels (its other results none).
-  if (name == "sparse.decompose") {
+  if (kind == OpKind::SparseDecompose) {
     if (op.results.size() > 1) m_channels[op.results[1].name] = out;
     return;
   }

@@ -61,12 +61,12 @@ public:
     triNonNegative("padding");
     triPositive("dilation");
   }
-  void wf(const char* operand, const std::string& family) {
+  void wf(const char* operand, const WeightFamily& family) {
     const ArtifactType* t = c.operand(operand);
-    if (t && t->isWeight() && t->family != family)
-      c.error("expected " + family + " weight, got " + printableForMessage(t->family));
+    if (t && t->isWeight() && t->family != family.name)
+      c.error("expected " + std::string(family.name) + " weight, got " + printableForMessage(t->family));
   }
-  void ob() { wf("bias", "bias"); }
+  void ob() { wf("bias", kBiasWeight); }
   void eps() {
     if (const ArtifactAttrValue* v = c.attr("eps"))
       if (!(v->number > 0)) c.error("eps must be positive");
@@ -134,7 +134,7 @@ public:
     if (in && target && out && in->isSparse() && target->isSparse() && out->isSparse() &&
         !(in->coord == target->coord && in->coord == out->coord))
       c.error("input, target, and result coord conventions must match");
-    wf("weight", "conv3d");
+    wf("weight", kConvWeight);
     ob();
     ct();
     if (withEps) eps();
@@ -142,7 +142,7 @@ public:
   void subm(bool normalized) {
     srOperand("input");
     srResult();
-    wf("weight", "conv3d");
+    wf("weight", kConvWeight);
     ob();
     mustNotCarry("stride", "padding", "must not carry stride or padding");
     if (const I64Array* k = triple("kernel_size")) {
@@ -158,7 +158,7 @@ public:
   void generative(bool normalized) {
     srOperand("input");
     srResult();
-    wf("weight", "conv3d");
+    wf("weight", kConvWeight);
     ob();
     mustNotCarry("padding", "dilation", "must not carry padding or dilation");
     triPositive("kernel_size");
@@ -168,9 +168,9 @@ public:
   }
 
   void weight();
-  void sparseOps(std::string_view name);
-  void pointOps(std::string_view name);
-  void featureOps(std::string_view name);
+  void sparseOps(OpKind kind);
+  void pointOps(OpKind kind);
+  void featureOps(OpKind kind);
 
   OpContext& c;
 };
@@ -182,23 +182,19 @@ void Rules::weight() {
   const ArtifactAttrValue* layout = c.attr("layout");
   if (!type || !type->isWeight()) return;
   const std::string& family = type->family;
-  static const std::vector<std::pair<std::string, std::string>> pairs = {{"conv3d", "conv3d_o_xyz_i"},
-                                                                         {"linear", "linear_o_i"},
-                                                                         {"embedding", "embedding_n_c"},
-                                                                         {"channel", "channel_c"},
-                                                                         {"bias", "bias_c"}};
   bool knownFamily = false;
-  for (const auto& [f, l] : pairs) {
-    if (family != f) continue;
+  for (const WeightFamily& f : kWeightFamilies) {
+    if (family != f.name) continue;
     knownFamily = true;
-    if (layout && layout->text != l) c.error(f + " weight must use " + l + " layout");
+    if (layout && layout->text != f.layout)
+      c.error(std::string(f.name) + " weight must use " + std::string(f.layout) + " layout");
   }
   if (!knownFamily) c.error("weight family must be conv3d, linear, embedding, channel, or bias");
   const ArtifactAttrValue* packingValue = c.attr("packing");
   if (!packingValue) return;
   const PackingAttr& packing = packingValue->packing;
   if (packing.kind == "dense") return;
-  if (family == "embedding" || family == "bias" || family == "channel")
+  if (family == kEmbeddingWeight.name || family == kBiasWeight.name || family == kChannelWeight.name)
     c.error("embedding, channel, and bias weights must use dense packing");
   if (packing.kind != "int4" && packing.kind != "int8") {
     c.error("packing kind must be dense, int4, or int8");
@@ -210,9 +206,9 @@ void Rules::weight() {
   if (packing.mode != "affine") c.error("only affine quantized packing is supported in v0");
 }
 
-void Rules::sparseOps(std::string_view name) {
+void Rules::sparseOps(OpKind kind) {
   const ArtifactType* out = c.result();
-  if (name == "sparse.make") {
+  if (kind == OpKind::SparseMake) {
     const ArtifactType* coords = c.operand("coords");
     const ArtifactType* features = c.operand("features");
     if (coords && coords->isRankedTensor() && !(coords->tensorRank() == 2 && coords->shape[1] == 4))
@@ -234,9 +230,9 @@ void Rules::sparseOps(std::string_view name) {
         features->elementType != out->dtype)
       c.error("feature dtype must match sparse result dtype");
     srResult();
-  } else if (name == "sparse.decompose") {
+  } else if (kind == OpKind::SparseDecompose) {
     srOperand("input");
-  } else if (name == "sparse.with_features") {
+  } else if (kind == OpKind::SparseWithFeatures) {
     srOperand("input");
     const ArtifactType* in = c.operand("input");
     if (in && out && in->isSparse() && out->isSparse() &&
@@ -248,7 +244,7 @@ void Rules::sparseOps(std::string_view name) {
       if (out && out->isSparse() && features->elementType != out->dtype)
         c.error("replacement feature dtype must match result dtype");
     }
-  } else if (name == "sparse.reindex") {
+  } else if (kind == OpKind::SparseReindex) {
     srOperand("input");
     srOperand("target");
     srResult();
@@ -259,7 +255,7 @@ void Rules::sparseOps(std::string_view name) {
       c.error("input and target must share sparse conventions");
     if (in && out && in->isSparse() && out->isSparse() && in->dtype != out->dtype)
       c.error("result dtype must match input feature dtype");
-  } else if (name == "sparse.binary") {
+  } else if (kind == OpKind::SparseBinary) {
     srOperand("lhs");
     srOperand("rhs");
     srResult();
@@ -270,7 +266,7 @@ void Rules::sparseOps(std::string_view name) {
       c.error("sparse binary operands must share sparse conventions");
     enumValue("op", "binary_op", "binary op must be add, sub, mul, maximum, or minimum");
     enumValue("join", "join", "join must be inner, left, right, or outer");
-  } else if (name == "sparse.cat") {
+  } else if (kind == OpKind::SparseCat) {
     srOperand("lhs");
     srOperand("rhs");
     srResult();
@@ -284,22 +280,22 @@ void Rules::sparseOps(std::string_view name) {
     if (lhs && out && lhs->isSparse() && out->isSparse() && !same(lhs, out))
       c.error("sparse cat result must preserve sparse conventions and dtype");
     enumValue("join", "join", "join must be inner, left, right, or outer");
-  } else if (name == "pool3d") {
+  } else if (kind == OpKind::Pool3d) {
     srOperand("input");
     srResult();
     enumValue("mode", "pool_mode", "pool mode must be sum, max, or avg");
     ct();
-  } else if (name == "pool_transpose3d") {
+  } else if (kind == OpKind::PoolTranspose3d) {
     srOperand("input");
     srResult();
     srOperand("target");
     ct();
-  } else if (name == "trilinear_upsample3d") {
+  } else if (kind == OpKind::TrilinearUpsample3d) {
     srOperand("input");
     srResult();
     srOperand("target");
     triPositive("stride");
-  } else if (name == "global_pool") {
+  } else if (kind == OpKind::GlobalPool) {
     srOperand("input");
     enumValue("mode", "pool_mode", "pool mode must be sum, max, or avg");
     if (const ArtifactAttrValue* b = c.attr("batch_size"))
@@ -313,9 +309,9 @@ void Rules::sparseOps(std::string_view name) {
   }
 }
 
-void Rules::pointOps(std::string_view name) {
+void Rules::pointOps(OpKind kind) {
   const ArtifactType* out = c.result();
-  if (name == "voxelize") {
+  if (kind == OpKind::Voxelize) {
     const ArtifactType* points = c.operand("points");
     const ArtifactType* features = c.operand("features");
     r2f("points", points, 3);
@@ -334,7 +330,7 @@ void Rules::pointOps(std::string_view name) {
         out->dtype != features->elementType)
       c.error("result dtype must match feature dtype");
     srResult();
-  } else if (name == "devoxelize") {
+  } else if (kind == OpKind::Devoxelize) {
     r2f("points", c.operand("points"), 3);
     srOperand("voxels");
     i32Vector("batch_indices", true);
@@ -351,24 +347,24 @@ void Rules::pointOps(std::string_view name) {
   }
 }
 
-void Rules::featureOps(std::string_view name) {
-  if (name == "linear") {
+void Rules::featureOps(OpKind kind) {
+  if (kind == OpKind::Linear) {
     fp();
-    wf("weight", "linear");
+    wf("weight", kLinearWeight);
     ob();
-  } else if (name == "embedding_lookup") {
+  } else if (kind == OpKind::EmbeddingLookup) {
     i32Vector("input", false);
     r2f("result", c.result());
-    wf("weight", "embedding");
-  } else if (name == "elementwise") {
+    wf("weight", kEmbeddingWeight);
+  } else if (kind == OpKind::Elementwise) {
     if (fp() && c.operand("input")->elementType != "f32") c.error("input and result must use f32 elements");
     if (const ArtifactAttrValue* kind = c.attr("kind"))
       if (kind->text != "exp" && kind->text != "round") c.error("kind must be exp or round");
-  } else if (name == "softmax") {
+  } else if (kind == OpKind::Softmax) {
     if (fp() && c.operand("input")->elementType != "f32") c.error("input and result must use f32 elements");
     if (const ArtifactAttrValue* axis = c.attr("axis"))
       if (axis->integer != -1 && axis->integer != 1) c.error("axis must select the final feature dimension");
-  } else if (name == "activation") {
+  } else if (kind == OpKind::Activation) {
     fp();
     enumValue("kind", "activation",
               "activation must be relu, sigmoid, gelu, silu, leaky_relu, tanh, or softplus");
@@ -377,21 +373,21 @@ void Rules::featureOps(std::string_view name) {
       if (!(alpha->number >= 0)) c.error("alpha must be non-negative");
     if (const ArtifactAttrValue* beta = c.attr("beta"))
       if (!(beta->number > 0)) c.error("beta must be positive");
-  } else if (name == "batch_norm") {
+  } else if (kind == OpKind::BatchNorm) {
     fp();
-    wf("scale", "channel");
-    wf("bias", "bias");
-    wf("mean", "channel");
-    wf("var", "channel");
+    wf("scale", kChannelWeight);
+    wf("bias", kBiasWeight);
+    wf("mean", kChannelWeight);
+    wf("var", kChannelWeight);
     eps();
-  } else if (name == "layer_norm") {
+  } else if (kind == OpKind::LayerNorm) {
     fp();
-    wf("scale", "channel");
-    wf("bias", "bias");
+    wf("scale", kChannelWeight);
+    wf("bias", kBiasWeight);
     eps();
-  } else if (name == "rms_norm") {
+  } else if (kind == OpKind::RmsNorm) {
     fp();
-    wf("scale", "channel");
+    wf("scale", kChannelWeight);
     eps();
   }
 }
@@ -437,41 +433,41 @@ void verifyCoordinateExtents(OpContext& ctx) {
 
 void verifyOpRules(OpContext& ctx) {
   Rules r(ctx);
-  const std::string_view name = ctx.op().schema->name;
-  if (name == "weight") {
+  const OpKind kind = ctx.op().kind;
+  if (kind == OpKind::Weight) {
     r.weight();
-  } else if (name == "conv3d" || name == "conv_transpose3d") {
+  } else if (kind == OpKind::Conv3d || kind == OpKind::ConvTranspose3d) {
     r.srOperand("input");
     r.srResult();
-    r.wf("weight", "conv3d");
+    r.wf("weight", kConvWeight);
     r.ob();
     r.ct();
     r.acc();
-  } else if (name == "subm_conv3d" || name == "normalized_subm_conv3d") {
-    r.subm(name == "normalized_subm_conv3d");
-  } else if (name == "target_conv3d" || name == "target_conv_transpose3d") {
+  } else if (kind == OpKind::SubmConv3d || kind == OpKind::NormalizedSubmConv3d) {
+    r.subm(kind == OpKind::NormalizedSubmConv3d);
+  } else if (kind == OpKind::TargetConv3d || kind == OpKind::TargetConvTranspose3d) {
     r.tc(false);
     r.acc();
-  } else if (name == "normalized_conv_transpose3d") {
+  } else if (kind == OpKind::NormalizedConvTranspose3d) {
     r.srOperand("input");
     r.srResult();
-    r.wf("weight", "conv3d");
+    r.wf("weight", kConvWeight);
     r.ob();
     r.ct();
     r.eps();
     r.acc();
-  } else if (name == "target_normalized_conv_transpose3d") {
+  } else if (kind == OpKind::TargetNormalizedConvTranspose3d) {
     r.tc(true);
     r.acc();
-  } else if (name == "generative_conv_transpose3d" || name == "normalized_generative_conv_transpose3d") {
-    r.generative(name == "normalized_generative_conv_transpose3d");
-  } else if (name == "voxelize" || name == "devoxelize") {
-    r.pointOps(name);
-  } else if (name == "linear" || name == "embedding_lookup" || name == "elementwise" || name == "softmax" ||
-             name == "activation" || name == "batch_norm" || name == "layer_norm" || name == "rms_norm") {
-    r.featureOps(name);
+  } else if (kind == OpKind::GenerativeConvTranspose3d ||
+             kind == OpKind::NormalizedGenerativeConvTranspose3d) {
+    r.generative(kind == OpKind::NormalizedGenerativeConvTranspose3d);
+  } else if (isPointOp(kind)) {
+    r.pointOps(kind);
+  } else if (isDenseOp(kind) || isNorm(kind)) {
+    r.featureOps(kind);
   } else {
-    r.sparseOps(name);
+    r.sparseOps(kind);
   }
 }
 

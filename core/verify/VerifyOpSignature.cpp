@@ -11,15 +11,15 @@ namespace lattice::detail {
 namespace {
 
 // Operands and results that ODS constrains to i32 elements (validation spec sec. 4).
-bool isI32Operand(std::string_view op, std::string_view operand) {
-  if (op == "sparse.make") return operand == "coords" || operand == "active";
-  if (op == "voxelize") return operand == "batch_indices" || operand == "active_rows";
-  if (op == "devoxelize") return operand == "batch_indices" || operand == "point_active_rows";
+bool isI32Operand(OpKind op, std::string_view operand) {
+  if (op == OpKind::SparseMake) return operand == "coords" || operand == "active";
+  if (op == OpKind::Voxelize) return operand == "batch_indices" || operand == "active_rows";
+  if (op == OpKind::Devoxelize) return operand == "batch_indices" || operand == "point_active_rows";
   return false;
 }
 
-bool isI32Result(std::string_view op, std::size_t index) {
-  return op == "sparse.decompose" && (index == 0 || index == 2);
+bool isI32Result(OpKind op, std::size_t index) {
+  return op == OpKind::SparseDecompose && (index == 0 || index == 2);
 }
 
 // Empty when `type` satisfies the class, else ODS's description of the class.
@@ -56,9 +56,10 @@ std::size_t ssaOperandCount(const SchemaOp& schema) {
 }
 
 // Attributes a custom verifier rejects by name (reported there, not as unknown attributes).
-bool rejectedByCustomVerifier(std::string_view op, std::string_view attr) {
-  if (op == "subm_conv3d" || op == "normalized_subm_conv3d") return attr == "stride" || attr == "padding";
-  if (op == "generative_conv_transpose3d" || op == "normalized_generative_conv_transpose3d")
+bool rejectedByCustomVerifier(OpKind op, std::string_view attr) {
+  if (op == OpKind::SubmConv3d || op == OpKind::NormalizedSubmConv3d)
+    return attr == "stride" || attr == "padding";
+  if (op == OpKind::GenerativeConvTranspose3d || op == OpKind::NormalizedGenerativeConvTranspose3d)
     return attr == "padding" || attr == "dilation";
   return false;
 }
@@ -150,7 +151,7 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 void verifyOpSignature(OpContext& ctx) {
   const ArtifactOp& op = ctx.op();
   const SchemaOp& schema = *op.schema;
-  const std::string_view name = schema.name;
+  const OpKind kind = op.kind;
 
   // In the order of ODS's generated verifier: operand and result counts (MLIR's parser checks
   // these), required attributes missing (by name), attribute constraints (in schema order),
@@ -187,7 +188,7 @@ void verifyOpSignature(OpContext& ctx) {
       if (o.kind != SchemaOperandKind::Ssa) continue;
       if (index >= op.operandTypes.size()) break;
       const ArtifactType& type = op.operandTypes[index];
-      const std::string expected = classMismatch(type, o.type, isI32Operand(name, o.name));
+      const std::string expected = classMismatch(type, o.type, isI32Operand(kind, o.name));
       if (!expected.empty())
         ctx.error("operand #" + std::to_string(index) + " must be " + expected + ", but got '" + type.str() +
                   "'");
@@ -197,7 +198,7 @@ void verifyOpSignature(OpContext& ctx) {
   if (resultCountOk) {
     for (std::size_t i = 0; i < schema.results.size(); ++i) {
       const std::string expected =
-          classMismatch(op.results[i].type, schema.results[i].type, isI32Result(name, i));
+          classMismatch(op.results[i].type, schema.results[i].type, isI32Result(kind, i));
       if (!expected.empty())
         ctx.error("result #" + std::to_string(i) + " must be " + expected + ", but got '" +
                   op.results[i].type.str() + "'");
@@ -209,7 +210,7 @@ void verifyOpSignature(OpContext& ctx) {
   // R12: attributes outside the schema (the runtime plan rejects them).
   std::vector<std::string> unknown;
   for (const ArtifactAttribute& a : op.attributes)
-    if (!schema.findAttribute(a.name) && a.name != "sym_name" && !rejectedByCustomVerifier(name, a.name))
+    if (!schema.findAttribute(a.name) && a.name != "sym_name" && !rejectedByCustomVerifier(kind, a.name))
       unknown.push_back(a.name);
   if (!unknown.empty()) {
     std::sort(unknown.begin(), unknown.end());

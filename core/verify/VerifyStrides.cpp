@@ -38,18 +38,19 @@ enum class Propagation { Source, Keep, Multiply, Divide, Lhs, Target };
 
 // How `op` derives its output stride from its input (sec. 10.1); Target when a present target
 // operand decides it.
-Propagation propagationOf(std::string_view name, bool hasTarget) {
-  if (name == "sparse.make" || name == "voxelize") return Propagation::Source;
-  if (name == "conv3d" || name == "pool3d") return Propagation::Multiply;
-  if (name == "subm_conv3d" || name == "normalized_subm_conv3d" || name == "sparse.with_features")
+Propagation propagationOf(OpKind kind, bool hasTarget) {
+  if (kind == OpKind::SparseMake || kind == OpKind::Voxelize) return Propagation::Source;
+  if (kind == OpKind::Conv3d || kind == OpKind::Pool3d) return Propagation::Multiply;
+  if (kind == OpKind::SubmConv3d || kind == OpKind::NormalizedSubmConv3d ||
+      kind == OpKind::SparseWithFeatures)
     return Propagation::Keep;
-  if (name == "target_conv3d" || name == "target_conv_transpose3d" ||
-      name == "target_normalized_conv_transpose3d" || name == "sparse.reindex")
+  if (kind == OpKind::TargetConv3d || kind == OpKind::TargetConvTranspose3d ||
+      kind == OpKind::TargetNormalizedConvTranspose3d || kind == OpKind::SparseReindex)
     return Propagation::Target;
-  if (name == "pool_transpose3d" || name == "trilinear_upsample3d")
+  if (kind == OpKind::PoolTranspose3d || kind == OpKind::TrilinearUpsample3d)
     return hasTarget ? Propagation::Target : Propagation::Divide;
-  if (name == "conv_transpose3d" || name == "normalized_conv_transpose3d" ||
-      name == "generative_conv_transpose3d" || name == "normalized_generative_conv_transpose3d")
+  if (kind == OpKind::ConvTranspose3d || kind == OpKind::NormalizedConvTranspose3d ||
+      kind == OpKind::GenerativeConvTranspose3d || kind == OpKind::NormalizedGenerativeConvTranspose3d)
     return Propagation::Divide;
   return Propagation::Lhs; // sparse.binary, sparse.cat
 }
@@ -90,12 +91,12 @@ void verifyStrides(const ArtifactFunction& f, DiagnosticSink& sink) {
     if (!op.schema || op.results.size() != 1 || !op.results[0].type.isSparse()) continue;
     OpContext ctx(op, sink);
     if (!ctx.operandsResolved()) continue;
-    const std::string_view name = op.schema->name;
+    const OpKind kind = op.kind;
     const bool hasTarget = ctx.operand("target") != nullptr;
     const std::optional<Stride> input = op.operands.empty() ? std::nullopt : strideOf(op.operands[0]);
     const std::optional<Stride> attr = strideAttr(op);
     std::optional<Stride> out;
-    switch (propagationOf(name, hasTarget)) {
+    switch (propagationOf(kind, hasTarget)) {
     case Propagation::Source:
       out = attr;
       break;
@@ -127,11 +128,11 @@ void verifyStrides(const ArtifactFunction& f, DiagnosticSink& sink) {
       const std::optional<Stride> target = op.operands.size() > 1 ? strideOf(op.operands[1]) : std::nullopt;
       out = target;
       if (!input || !target) break;
-      if (name == "sparse.reindex") {
+      if (kind == OpKind::SparseReindex) {
         if (*input != *target)
           ctx.error("sparse tensor strides must match (" + strideText(*input) + " vs " + strideText(*target) +
                     ")");
-      } else if (name == "target_conv3d") {
+      } else if (kind == OpKind::TargetConv3d) {
         const std::optional<Stride> expected = attr ? tensorStride(ctx, *input, *attr) : std::nullopt;
         if (expected && *target != *expected)
           ctx.error("target coordinates must use the convolution output stride (target stride " +

@@ -226,7 +226,7 @@ void WeightChecker::checkConsumer(const ArtifactOp& op,
                         ", kernel_size " + shapeText(ks) + ")");
     }
   }
-  if (op.schema->name == "linear" && weight) {
+  if (op.kind == OpKind::Linear && weight) {
     if (weight->quantized && weight->kernelRows && *weight->kernelRows != 1)
       opError(op, "packed artifact weight kernel rows do not match consumer kernel_size (" +
                       keyText(weight->key) + " has " + std::to_string(*weight->kernelRows) +
@@ -236,7 +236,7 @@ void WeightChecker::checkConsumer(const ArtifactOp& op,
       opError(op, "weight " + keyText(weight->key) + " has " + std::to_string(*weight->outChannels) +
                       " output channels but the result has " + std::to_string(*outChannels));
   }
-  if (op.schema->name == "embedding_lookup" && weight && weight->denseShape.size() == 2) {
+  if (op.kind == OpKind::EmbeddingLookup && weight && weight->denseShape.size() == 2) {
     const std::optional<std::int64_t> channels = staticDim(result, 1);
     if (channels && weight->denseShape[1] != *channels)
       opError(op, "weight " + keyText(weight->key) + " has " + std::to_string(weight->denseShape[1]) +

@@ -285,6 +285,8 @@ void TestArtifactSave::refusesForeignEntries() {
   QCOMPARE(qs(s.message()), qs(m_target.string() + ": not replaced: it holds files that are not part of "
                                "a lattice artifact: ") + listed);
   QVERIFY(s.message().find(kNotAnArtifactMarker) != std::string::npos);
+  QVERIFY(s.code() == ErrorCode::NotAnArtifact);
+  QVERIFY(checkArtifactTarget(m_target.string()).code() == ErrorCode::NotAnArtifact);
   QCOMPARE(snapshot(m_target), before);
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
   QCOMPARE(qs(checkArtifactTarget(m_target.string()).message()), qs(s.message()));
@@ -598,6 +600,7 @@ void TestArtifactSave::refusesExistingWithoutClean() {
   Status s = saveArtifactFiles(m_target.string(), other.graph, other.weights, options);
   QVERIFY(!s.ok());
   QCOMPARE(qs(s.message()), qs("artifact directory already exists: " + m_target.string()));
+  QVERIFY(s.code() == ErrorCode::Failed);
   QCOMPARE(snapshot(m_target), before);
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
 }
@@ -668,6 +671,7 @@ void TestArtifactSave::cancelKeepsPreviousArtifact() {
   QVERIFY(!s.ok());
   QCOMPARE(calls, 2);
   QCOMPARE(qs(s.message()), qs("artifact save cancelled: " + m_target.string()));
+  QVERIFY(s.code() == ErrorCode::Cancelled);
   QCOMPARE(snapshot(m_target), before);
   QCOMPARE(entries(m_parent), std::set<std::string>{"model.lattice"});
 }

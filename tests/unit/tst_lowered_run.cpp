@@ -49,7 +49,8 @@ Lowered lowerChain(int blocks) {
 
 std::vector<std::string> kindsOf(const LoweredRun& run, const std::string& node) {
   std::vector<std::string> kinds;
-  for (int op : run.opsOf(node)) kinds.push_back(run.runtime.plan().ops[static_cast<std::size_t>(op)].kind);
+  for (int op : run.opsOf(node))
+    kinds.emplace_back(opName(run.runtime.plan().ops[static_cast<std::size_t>(op)].kind));
   return kinds;
 }
 

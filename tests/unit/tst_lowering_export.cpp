@@ -145,6 +145,10 @@ void TestLoweringExport::resolutionErrors() {
   }
   }
   QCOMPARE(QString::fromStdString(errorOf(m, o)), message);
+  // Only the missing inputs carry their own code: the CLI adds its hint on it.
+  const Expected<std::string> text = lowerText(m, o);
+  QVERIFY(!text);
+  QVERIFY(text.code() == (which <= 1 ? ErrorCode::NoInputs : ErrorCode::Failed));
 }
 
 void TestLoweringExport::inputNamesComeFromSignature() {

@@ -220,6 +220,7 @@ private Q_SLOTS:
     canceller.join();
     QVERIFY2(!s, "the run finished before the cancel");
     RT_CHECK(containsAll(s.message(), {"cancelled", "'lattice.", "graph.mlir:"}));
+    QVERIFY(s.code() == ErrorCode::Cancelled);
     QVERIFY(rt->currentOp() < static_cast<int>(rt->plan().ops.size()));
     QVERIFY(!rt->finished());
     // A new start runs again (the cancel is cleared).

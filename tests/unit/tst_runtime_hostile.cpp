@@ -350,7 +350,7 @@ private Q_SLOTS:
       QVERIFY(!r.runtime->started()); // refused by the input binding
     } else {
       const runtime::RuntimePlan& plan = r.runtime->plan();
-      const std::string kind = plan.ops[static_cast<std::size_t>(plan.opIndexOf(c.ssa))].kind;
+      const std::string kind(opName(plan.ops[static_cast<std::size_t>(plan.opIndexOf(c.ssa))].kind));
       RT_CHECK(containsAll(r.error, {g.loc(c.ssa) + ": error: 'lattice." + kind + "' op %" + c.ssa + ": "}));
     }
   }

@@ -125,7 +125,7 @@ private Q_SLOTS:
     int subm = 0, shared = 0;
     for (std::size_t i = 0; i < plan.ops.size(); ++i) {
       const runtime::PlanOp& op = plan.ops[i];
-      if (op.kind.find("conv") == std::string::npos) continue;
+      if (!isConv(op.kind)) continue;
       const auto& x = std::get<runtime::Sparse>(rt->value(op.operands[0]));
       const auto* w = std::get_if<runtime::WeightRef>(&rt->value(op.operands[1]));
       const auto& y = std::get<runtime::Sparse>(rt->value(op.results[0]));
@@ -133,7 +133,7 @@ private Q_SLOTS:
       QVERIFY(w && st.ran);
       QCOMPARE(st.flops, 2.0 * static_cast<double>(st.edges) * static_cast<double>(x.channels) *
                              static_cast<double>(y.channels));
-      if (op.kind != "subm_conv3d") continue;
+      if (op.kind != OpKind::SubmConv3d) continue;
       ++subm;
       const auto key = std::make_tuple(static_cast<const void*>(x.coords.get()), op.attr("kernel_size")->str(),
                                        op.attr("dilation")->str());

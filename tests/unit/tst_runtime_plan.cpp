@@ -220,7 +220,8 @@ private Q_SLOTS:
     QCOMPARE(plan->args[1].abiName, std::string("x_features"));
     QCOMPARE(plan->args[2].role, std::string("sparse_active"));
     std::vector<std::string> kinds;
-    for (const runtime::PlanOp& op : plan->ops) kinds.push_back(op.kind);
+    for (const runtime::PlanOp& op : plan->ops)
+      kinds.emplace_back(opName(op.kind));
     QCOMPARE(kinds, (std::vector<std::string>{"sparse.make", "weight", "conv3d", "global_pool", "sparse.reindex"}));
     QCOMPARE(plan->ops[1].name(), std::string("w"));
     QCOMPARE(plan->opIndexOf("@w"), 1);

@@ -16,13 +16,10 @@ QString qs(const std::string& s) {
 }
 
 OpCategory categoryOf(const ArtifactOp& op) {
-  if (!op.isLattice()) return OpCategory::Other;
-  const std::string_view name = op.shortName();
-  if (name == "weight") return OpCategory::Weight;
-  if (name.find("conv") != std::string_view::npos || name == "linear" || name == "embedding_lookup")
-    return OpCategory::Compute;
-  if (name.substr(0, 7) == "sparse." || name == "voxelize" || name == "devoxelize")
-    return OpCategory::Structure;
+  const OpKind kind = op.kind;
+  if (isWeightOp(kind)) return OpCategory::Weight;
+  if (isConv(kind) || kind == OpKind::Linear || kind == OpKind::EmbeddingLookup) return OpCategory::Compute;
+  if (isSparseStructureOp(kind) || isPointOp(kind)) return OpCategory::Structure;
   return OpCategory::Other;
 }
 

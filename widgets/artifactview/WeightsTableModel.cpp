@@ -51,7 +51,7 @@ std::unordered_map<std::string, std::string> packedKeys(const ArtifactGraph& gra
   const ArtifactFunction* fn = graph.entry();
   if (!fn) return out;
   for (const ArtifactOp& op : fn->ops) {
-    if (op.shortName() != "weight") continue;
+    if (op.kind != OpKind::Weight) continue;
     const ArtifactAttribute* key = op.attribute("storage_key");
     const ArtifactAttribute* packing = op.attribute("packing");
     if (!key || !key->value.isString() || !packing ||

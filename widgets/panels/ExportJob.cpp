@@ -58,7 +58,10 @@ bool ExportJob::start(const Model& model, const QString& directory, ExportOption
       outcome.warnings.append(QString::fromStdString(message));
     };
     Status saved = saveLatticeModelArtifact(*m, dir, options);
-    if (!saved) outcome.error = QString::fromStdString(saved.message());
+    if (!saved) {
+      outcome.error = QString::fromStdString(saved.message());
+      outcome.cancelled = saved.code() == ErrorCode::Cancelled;
+    }
     return outcome;
   }));
   return true;
@@ -74,8 +77,7 @@ void ExportJob::onFinished() {
   m_result.ok = error.isEmpty();
   m_result.message = error;
   // A cancel that arrived after the last progress report did not stop the save: it succeeded.
-  m_result.cancelled =
-      !m_result.ok && m_cancel.load() && error.startsWith(QStringLiteral("artifact save cancelled"));
+  m_result.cancelled = !m_result.ok && m_cancel.load() && outcome.cancelled;
   if (m_result.ok) {
     const QDir dir(m_result.directory);
     const QString graph = dir.filePath(artifactFileName(kArtifactGraphFile));

@@ -79,6 +79,7 @@ private:
   /// What the worker hands back: the error (empty on success) and the warnings.
   struct Outcome {
     QString error;
+    bool cancelled = false; ///< the error is the save's cancel (ErrorCode::Cancelled)
     QStringList warnings;
   };
   QFutureWatcher<Outcome> m_watcher;
