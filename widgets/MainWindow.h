@@ -1,15 +1,19 @@
 #pragma once
-/// \file MainWindow: the studio's shell. The central widget is a tab bar
-/// (hidden while only the model graph shows): the model's graph view first, then one tab per
-/// opened artifact (ArtifactView) and per comparison (CompareView). The window creates
-/// its panels (module tree, inspector, MLIR, interpreter: panels/Panels.h) as dock widgets, each
-/// with a toggle in the View menu; addPanel() adds more. Menus File / View /
-/// Tools / Debug drive the StudioSession; window layout, recent files and options persist in
-/// QSettings; dropping a model or an artifact on the window opens it. The files of the model and
-/// of every artifact and compare tab are watched: when they change on disk, a bar above the tabs
-/// offers Reload / Ignore for the current tab, and File ▸ Reload (Ctrl+Shift+R) reads it again.
+/// \file MainWindow: the studio's shell. The central widget is a tab bar (hidden while only
+/// the model graph shows) of StudioDocuments: the model tab (ModelDocument) first, then one tab
+/// per opened artifact (ArtifactView) and per comparison (CompareView). The window's own commands
+/// (File ▸ Reload, View ▸ zoom and Find, Debug ▸ Run on Inputs, Interrupt Run, Go to First
+/// Divergent Node) act on the current tab and are enabled from what it says it can do; a tab's
+/// own actions are merged into the menus (the model tab's File, View and Debug entries, and its
+/// Debug tool bar). The window creates its panels (module tree, inspector, MLIR, interpreter:
+/// panels/Panels.h) as dock widgets, each with a toggle in the View menu; addPanel() adds more.
+/// Window layout, recent files and options persist in QSettings; dropping a model or an artifact
+/// on the window opens it. When a tab's files change on disk, a bar above the tabs offers
+/// Reload / Ignore for the current tab (ChangedOnDiskBar), and File ▸ Reload (Ctrl+Shift+R)
+/// reads it again.
 
 #include <QDockWidget>
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
@@ -19,29 +23,26 @@
 #include <utility>
 
 class QAction;
-class QActionGroup;
 class QFrame;
-class QLabel;
 class QMenu;
-class QProgressBar;
 class QTabWidget;
-class QTimer;
 class QToolBar;
-
-namespace lattice {
-struct Checkpoint;
-}
 
 namespace lattice::studio {
 
+class ArtifactTabs;
 class ArtifactView;
+class ChangedOnDiskBar;
 class CompareView;
 class FileChangeWatcher;
 class GraphView;
 class GraphWidget;
+class ModelDocument;
 class NumericRun;
-enum class OverlayMode;
+class PanelDocks;
+class RecentFiles;
 class ShortcutsDialog;
+class StudioDocument;
 class StudioSession;
 
 class MainWindow : public QMainWindow {
@@ -55,7 +56,7 @@ public:
   StudioSession* session() const { return m_session; }
   /// The numeric debugger: run inputs, execution, concrete values.
   NumericRun* numericRun() const { return m_numeric; }
-  GraphWidget* graphWidget() const { return m_graph; }
+  GraphWidget* graphWidget() const;
 
   /// Adds a panel: docks it in `area` (tabified with a panel already there), puts its
   /// toggleViewAction() in View ▸ Panels and restores its saved place. `dock` needs a unique
@@ -81,7 +82,7 @@ public:
   /// Named actions for panels and tests: "file.open", "file.export", "view.fit", "debug.step", ...
   QAction* action(const QString& id) const;
   /// Recently opened references (models that loaded, artifacts that validated), newest first.
-  QStringList recentFiles() const { return m_recent; }
+  QStringList recentFiles() const;
   /// The last artifact exported or opened (persisted): where File ▸ Open Artifact… starts.
   QString lastArtifact() const { return m_lastArtifact; }
 
@@ -128,122 +129,71 @@ public Q_SLOTS:
 public:
   /// The bar above the tabs that says the current tab's files changed on disk (Reload /
   /// Ignore); hidden while they did not.
-  QFrame* changedOnDiskBar() const { return m_changedBar; }
+  QFrame* changedOnDiskBar() const;
   /// The watcher of `tab`'s files (the session's for the model tab); nullptr for none.
   FileChangeWatcher* fileWatcher(QWidget* tab) const;
 
 protected:
   void closeEvent(QCloseEvent* event) override;
-  void resizeEvent(QResizeEvent* event) override;
-  void moveEvent(QMoveEvent* event) override;
-  void childEvent(QChildEvent* event) override;
-  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
 private:
   void createActions();
-  /// Debug ▸ Run on Inputs, Run Inputs…, Numeric Stepping, Go to First Divergent Node, and the
-  /// run's progress in the status bar (MainWindowNumeric.cpp).
-  void createNumericActions();
-  void onNumericStateChanged();
-  /// The View ▸ Overlay choice.
-  OverlayMode overlayMode() const;
-  /// Colours the model graph by the overlay (and shows its legend).
-  void applyOverlay();
   void createMenus();
   void createToolBar();
-  void createStatusBar();
   /// The studio's panels as docks at their default areas (or their saved places).
   void createDocks();
   void connectSession();
+  /// Adds `doc` as a tab (its title and tooltip) and adopts it.
+  void addDocument(StudioDocument* doc);
+  /// Registers `doc`'s named actions, merges its menu actions into the menus and listens to it.
+  void adoptDocument(StudioDocument* doc);
+  /// The document of tab page `tab` (null: not one of the window's tabs).
+  StudioDocument* document(const QWidget* tab) const;
+  StudioDocument* currentDocument() const;
   void readSettings();
   void writeSettings() const;
-  /// The window geometry and dock layout (saved a moment after they change, and on quit).
-  void writeLayoutSettings() const;
-  void scheduleLayoutSave();
   /// Where the next file dialog starts; saved at once.
   void setLastDirectory(const QString& directory);
   void setLastArtifact(const QString& path);
-  void addRecent(const QString& reference);
-  void rebuildRecentMenu();
+  /// Opens an artifact or a model, whichever `reference` is.
+  void open(const QString& reference);
+  /// The artifact the current tab shows, else empty.
+  QString currentArtifact() const;
+  /// Enables the window's own actions from the current tab.
   void updateActions();
-  void updateStatus();
-  void applyDefaultDockSizes();
-  /// addPanel's end: default sizes when shown, hidden while an artifact tab is current.
-  void finishAddPanel(QDockWidget* dock);
-  /// Hides the panels when the current tab is not the model's (remembering the dock layout) and
-  /// restores them when it is again; updates the actions that act on the model tab.
+  /// Hides the panels and the Debug tool bar when the current tab is not the model's
+  /// (remembering the dock layout) and restores them when it is again; tells the tabs.
   void onCurrentTabChanged(int index);
   /// The model tab is hidden while no model was ever opened and other tabs exist (a window
   /// started on an artifact), so it does not offer an empty graph and empty panels.
   void updateModelTabVisibility();
   QAction* makeAction(const QString& id, const QString& text, const QKeySequence& shortcut = {});
-
-  void onOpenModel();
-  void onOpenExample(const QString& name);
-  void onOpenChain();
-  void onOpenArtifact();
-  void onExportArtifact();
-  void onExportImage();
-  void onLoadWeights();
-  void onCompareArtifacts();
-  void applyCheckpointInteractively(const QString& path, const std::shared_ptr<Checkpoint>& checkpoint);
   void updateTitle();
-  /// The changed-on-disk bar above the tabs (MainWindowFile.cpp).
-  void createChangedBar();
-  /// The files an artifact path is read from: graph.mlir and weights.safetensors of a folder,
-  /// or the lone .mlir file (absolute).
-  static QStringList artifactFiles(const QString& path);
-  /// Watches `files` for an artifact or compare tab from now on (call it before they are read).
-  void watchTabFiles(QWidget* tab, const QStringList& files);
-  /// `tab`'s watcher reported `files` (empty: back to what was read).
-  void onFilesChanged(QWidget* tab, const QStringList& files);
-  /// Shows the bar for the current tab's change or failed reload, or hides it.
-  void updateChangedBar();
-  /// Ignore: the current tab's files as they are now count as read.
-  void ignoreChange();
 
   StudioSession* m_session = nullptr;
   NumericRun* m_numeric = nullptr;
-  QProgressBar* m_runProgress = nullptr;
-  QLabel* m_overlayLegend = nullptr;
-  GraphWidget* m_graph = nullptr;
+  ModelDocument* m_model = nullptr;
   QTabWidget* m_tabs = nullptr;
-  QMenu* m_recentMenu = nullptr;
+  /// Every tab's document, and the artifact and compare tabs among them (creation order).
+  QList<StudioDocument*> m_documents;
+  ArtifactTabs* m_artifacts = nullptr;
+  /// Where a document's menu actions go: the menu and the action they go before, by section.
+  QHash<int, std::pair<QMenu*, QAction*>> m_sections;
+  RecentFiles* m_recent = nullptr;
   QMenu* m_panelsMenu = nullptr;
   ShortcutsDialog* m_shortcuts = nullptr;
-  QToolBar* m_debugBar = nullptr; ///< the Debug buttons (hidden off the model tab)
-  QActionGroup* m_layoutModeGroup = nullptr;
-  QLabel* m_modelLabel = nullptr;
-  QLabel* m_stateLabel = nullptr;
-  QLabel* m_zoomLabel = nullptr;
-  QStringList m_recent;
-  bool m_restoredLayout = false; ///< a saved dock layout was restored
+  QToolBar* m_debugBar = nullptr; ///< the model tab's tool bar (hidden off the model tab)
+  PanelDocks* m_docks = nullptr;
   bool m_modelTabActive = true;
   bool m_modelRequested = false; ///< a model was opened (or tried) in this window
-  QByteArray m_modelDockLayout;  ///< saveState() when the model tab was left
-  QList<QPointer<QDockWidget>> m_modelDocks;
-  /// Panels added without a saved place: sized for their area once the window is shown.
-  QList<std::pair<QPointer<QDockWidget>, Qt::DockWidgetArea>> m_defaultDockAreas;
   QString m_lastDirectory;
   QString m_lastArtifact;         ///< the last artifact exported or opened (Open Artifact… starts there)
-  QTimer* m_layoutSave = nullptr; ///< debounces writeLayoutSettings
-  QString m_weightsDirectory;     ///< where Load Weights… last looked
-  QString m_rememberedExport;     ///< last export of a previous run (settings)
-  QString m_compareA;             ///< Compare Artifacts… fields, persisted
-  QString m_compareB;
   QHash<QString, QAction*> m_actions;
   std::function<void(const QString&)> m_artifactOpener;
-  /// A tab whose files changed on disk: the changed files, or why its reload failed.
-  struct DiskChange {
-    QStringList files;
-    QString reloadError;
-  };
-  QHash<QWidget*, DiskChange> m_diskChanges;
-  QFrame* m_changedBar = nullptr;
-  QLabel* m_changedText = nullptr;
+  ChangedOnDiskBar* m_changedBar = nullptr;
 };
 
 } // namespace lattice::studio

@@ -23,6 +23,14 @@ QString artifactFileName(std::string_view name) {
   return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
+QStringList artifactSourceFiles(const QString& path) {
+  const QFileInfo info(path);
+  if (!info.isDir()) return {QDir::cleanPath(info.absoluteFilePath())};
+  const QDir dir(info.absoluteFilePath());
+  return {QDir::cleanPath(dir.filePath(artifactFileName(kArtifactGraphFile))),
+          QDir::cleanPath(dir.filePath(artifactFileName(kArtifactWeightFile)))};
+}
+
 bool isArtifactPath(const QString& path) {
   return lattice::isArtifactPath(QFile::encodeName(path).toStdString());
 }

@@ -7,6 +7,7 @@
 #include "mlir/Diagnostic.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <string_view>
@@ -43,6 +44,9 @@ std::shared_ptr<ArtifactDocument> readArtifactDocument(const QString& path, bool
 
 /// The graph text file of an artifact path: `path/graph.mlir` for a directory, else `path`.
 QString artifactGraphFile(const QString& path);
+/// The files an artifact path is read from: graph.mlir and weights.safetensors of a directory,
+/// or the lone .mlir file (absolute).
+QStringList artifactSourceFiles(const QString& path);
 /// True when `path` is an artifact directory (with graph.mlir) or a lone .mlir file
 /// (lattice::isArtifactPath).
 bool isArtifactPath(const QString& path);

@@ -13,6 +13,7 @@
 #include "graph/GraphSearchBar.h"
 #include "graph/GraphView.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
@@ -40,7 +41,7 @@ QStringList storageKeyCandidates(const QString& key) {
 
 } // namespace
 
-ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
+ArtifactView::ArtifactView(QWidget* parent) : StudioDocument(parent) {
   m_header = new QLabel(this);
   m_header->setTextFormat(Qt::RichText);
   m_header->setContentsMargins(8, 4, 8, 4);
@@ -122,7 +123,58 @@ ArtifactView::ArtifactView(QWidget* parent) : QWidget(parent) {
     m_graph->setSearchHits({});
     m_graph->view()->setFocus();
   });
+  // As a tab: the window's Run on Inputs and Interrupt follow the run bar.
+  connect(m_runBar, &ArtifactRunBar::runningChanged, this, &StudioDocument::capabilitiesChanged);
+  connect(m_runBar, &ArtifactRunBar::finished, this, [this] {
+    const ArtifactRunResult* r = m_runBar->result();
+    if (r && r->cancelled)
+      Q_EMIT statusMessage(tr("Run cancelled"), 15000);
+    else if (r && !r->error.empty())
+      Q_EMIT statusMessage(
+          tr("Run failed: %1").arg(QString::fromStdString(r->error).section(QLatin1Char('\n'), 0, 0)), 15000);
+  });
+  connect(this, &ArtifactView::documentLoaded, this, [this] {
+    if (m_document && !m_document->loadError.isEmpty())
+      Q_EMIT statusMessage(tr("Artifact: %1").arg(m_document->loadError), 8000);
+    Q_EMIT capabilitiesChanged();
+  });
   updateHeader();
+}
+
+QString ArtifactView::title() const {
+  return tr("Artifact: %1").arg(sourceName());
+}
+
+QString ArtifactView::sourceName() const {
+  return QFileInfo(QDir::cleanPath(m_path)).fileName();
+}
+
+GraphView* ArtifactView::shownGraph() const {
+  return m_graph->view();
+}
+
+bool ArtifactView::can(Capability capability) const {
+  switch (capability) {
+  case Capability::Find:
+    return true;
+  case Capability::Run:
+    return !m_runBar->isRunning() && !m_path.isEmpty();
+  case Capability::Interrupt:
+    return m_runBar->isRunning();
+  case Capability::Reload:
+    return !m_path.isEmpty();
+  case Capability::FirstDivergent:
+    return false;
+  }
+  return false;
+}
+
+void ArtifactView::run() {
+  m_runBar->run();
+}
+
+void ArtifactView::interrupt() {
+  m_runBar->cancel();
 }
 
 void ArtifactView::showSearch() {
@@ -164,6 +216,7 @@ ArtifactView::~ArtifactView() {
 void ArtifactView::open(const QString& path) {
   if (path != m_path) m_runBar->setArtifact(path); // a reload keeps the run's choices and result
   m_path = path;
+  watchFiles(artifactSourceFiles(path)); // before the worker reads them
   m_loading = true;
   const quint64 generation = ++m_generation;
   updateHeader();
@@ -176,7 +229,9 @@ void ArtifactView::open(const QString& path) {
 }
 
 void ArtifactView::reload() {
-  if (!m_path.isEmpty()) open(m_path);
+  if (m_path.isEmpty()) return;
+  open(m_path);
+  Q_EMIT statusMessage(tr("Reloading %1…").arg(m_path), 4000);
 }
 
 void ArtifactView::applyDocument(quint64 generation, std::shared_ptr<ArtifactDocument> document) {

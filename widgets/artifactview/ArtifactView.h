@@ -6,10 +6,11 @@
 /// selects the op written there, and activating a diagnostic or a weight row selects its op.
 /// Ctrl+F finds ops by name, SSA value, type or attribute. The run bar above the graph executes
 /// the artifact on inputs (ArtifactRun) and colours the graph by op time or output accuracy.
+/// As a tab of the main window (StudioDocument) it finds, runs, interrupts its run and reloads;
+/// it watches the files it reads.
 
+#include "StudioDocument.h"
 #include "artifactview/ArtifactDocument.h"
-
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -30,7 +31,7 @@ class ArtifactLegend;
 class MlirTextView;
 class WeightsTableModel;
 
-class ArtifactView : public QWidget {
+class ArtifactView : public StudioDocument {
   Q_OBJECT
 
 public:
@@ -42,7 +43,7 @@ public:
   /// follows with graphView()->layoutFinished). A later call supersedes an earlier one.
   void open(const QString& path);
   /// Reads the current path again.
-  void reload();
+  void reload() override;
 
   QString path() const { return m_path; }
   bool isLoading() const { return m_loading; }
@@ -59,6 +60,17 @@ public:
   QTableView* weightsTable() const { return m_weightsTable; }
   ArtifactDiagnosticsModel* diagnosticsModel() const { return m_diagnostics; }
   QTableView* diagnosticsTable() const { return m_diagnosticsTable; }
+
+  // StudioDocument
+  QString title() const override;
+  QString tabToolTip() const override { return m_path; }
+  QString sourceName() const override;
+  QString artifactPath() const override { return m_path; }
+  GraphView* shownGraph() const override;
+  bool can(Capability capability) const override;
+  void find() override { showSearch(); }
+  void run() override;
+  void interrupt() override;
 
   /// The selected op-graph node (-1 for none).
   int selectedNode() const { return m_selected; }

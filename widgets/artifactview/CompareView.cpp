@@ -5,6 +5,7 @@
 
 #include "artifactview/CompareView.h"
 
+#include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactOpGraph.h"
 #include "artifactview/ArtifactStyle.h"
@@ -14,6 +15,7 @@
 #include "graph/GraphView.h"
 
 #include <QCheckBox>
+#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -123,7 +125,7 @@ QVector<ArtifactNodeStyle> stylesOf(const std::vector<DiffStatus>& statuses) {
 
 } // namespace
 
-CompareView::CompareView(QWidget* parent) : QWidget(parent) {
+CompareView::CompareView(QWidget* parent) : StudioDocument(parent) {
   m_header = new QLabel(this);
   m_header->setTextFormat(Qt::RichText);
   m_header->setContentsMargins(8, 4, 8, 2);
@@ -206,6 +208,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
           [this](const QModelIndex& current) {
             if (!m_syncing && current.isValid()) onRowSelected(current.row());
           });
+  // As a tab: its failures on the window's status bar; Go to First Divergent Node follows Run Both.
+  connect(this, &CompareView::compareFailed, this,
+          [this](const QString& message) { Q_EMIT statusMessage(tr("Compare failed: %1").arg(message), 8000); });
+  connect(this, &CompareView::runBothFinished, this, &StudioDocument::capabilitiesChanged);
+  connect(this, &CompareView::runBothFailed, this,
+          [this](const QString& message) { Q_EMIT statusMessage(tr("Run Both failed: %1").arg(message), 8000); });
   updateHeader();
 }
 
@@ -216,12 +224,49 @@ CompareView::~CompareView() {
   disconnect(m_graphB, nullptr, this, nullptr);
 }
 
+QString CompareView::title() const {
+  return tr("Compare: %1 ↔ %2").arg(QFileInfo(QDir::cleanPath(m_pathA)).fileName(),
+                                    QFileInfo(QDir::cleanPath(m_pathB)).fileName());
+}
+
+QString CompareView::tabToolTip() const {
+  return tr("A (before): %1\nB (after): %2").arg(m_pathA, m_pathB);
+}
+
+QString CompareView::sourceName() const {
+  return tr("%1 ↔ %2").arg(QFileInfo(QDir::cleanPath(m_pathA)).fileName(),
+                           QFileInfo(QDir::cleanPath(m_pathB)).fileName());
+}
+
+GraphView* CompareView::shownGraph() const {
+  return m_graphA->view();
+}
+
+bool CompareView::can(Capability capability) const {
+  switch (capability) {
+  case Capability::FirstDivergent:
+    return m_numeric && m_numeric->firstDivergent >= 0;
+  case Capability::Reload:
+    return true;
+  case Capability::Find:
+  case Capability::Run:
+  case Capability::Interrupt:
+    return false;
+  }
+  return false;
+}
+
+void CompareView::reload() {
+  compare(m_pathA, m_pathB);
+}
+
 void CompareView::compare(const QString& pathA, const QString& pathB) {
   compare(pathA, nullptr, pathB, nullptr);
 }
 
 void CompareView::compare(const QString& pathA, std::shared_ptr<const LoadedArtifact> a, const QString& pathB,
                           std::shared_ptr<const LoadedArtifact> b) {
+  watchFiles(artifactSourceFiles(pathA) + artifactSourceFiles(pathB)); // before they are read
   m_pathA = pathA;
   m_pathB = pathB;
   m_running = true;

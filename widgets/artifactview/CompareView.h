@@ -6,12 +6,14 @@
 /// the other on the match of the op nearest its centre. Below, the list of differences (module
 /// attributes, ABI, ops, weights) with the selected difference's details; selecting a weight
 /// difference computes Δ = B − A on a worker and shows its histogram.
+/// As a tab of the main window (StudioDocument) it reloads both sides and goes to Run Both's
+/// first divergent op; it watches the files of both artifacts.
 
+#include "StudioDocument.h"
 #include "diff/ArtifactDiff.h"
 #include "diff/NumericDiff.h"
 
 #include <QVector>
-#include <QWidget>
 
 #include <memory>
 #include <vector>
@@ -32,7 +34,7 @@ class DataFlowChart;
 class DeltaHistogram;
 class DiffListModel;
 
-class CompareView : public QWidget {
+class CompareView : public StudioDocument {
   Q_OBJECT
 
 public:
@@ -45,6 +47,16 @@ public:
   /// Same, with either side already loaded (null: read from its path).
   void compare(const QString& pathA, std::shared_ptr<const LoadedArtifact> a, const QString& pathB,
                std::shared_ptr<const LoadedArtifact> b);
+
+  // StudioDocument
+  QString title() const override;
+  QString tabToolTip() const override;
+  QString sourceName() const override;
+  GraphView* shownGraph() const override; ///< side A (B follows it)
+  bool can(Capability capability) const override;
+  void goToFirstDivergent() override { selectFirstDivergent(); }
+  /// Reads and diffs both sides again.
+  void reload() override;
 
   QString pathA() const { return m_pathA; }
   QString pathB() const { return m_pathB; }
