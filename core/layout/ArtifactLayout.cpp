@@ -211,7 +211,7 @@ Expected<ArtifactLayout> layoutArtifactGraph(const OpLayoutGraph& graph, const s
   if (forceLayered || graph.nodeCount > kMaxGraphvizNodes) {
     out.method = ArtifactLayoutMethod::Layered;
     out.result = layeredLayout(graph, sizes, cancel);
-    if (cancelled(cancel)) return makeError("layout cancelled");
+    if (cancelled(cancel)) return makeError("layout cancelled", ErrorCode::Cancelled);
     return out;
   }
   LayoutGraph input;

@@ -70,7 +70,7 @@ bool cancelled(const std::atomic<bool>* cancel) {
 }
 
 Error cancelledError() {
-  return makeError("layout cancelled");
+  return makeError("layout cancelled", ErrorCode::Cancelled);
 }
 
 bool validSize(double v) {

@@ -242,7 +242,7 @@ Expected<UnitPtr> ViewLayouter::layoutUnit(int g, const std::atomic<bool>* cance
   if (!r) {
     const std::string where =
         m_groups[g].path.empty() ? "the root group" : "group '" + m_groups[g].path + "'";
-    if (r.message() == "layout cancelled") return r.error();
+    if (r.code() == ErrorCode::Cancelled) return r.error();
     return makeError(r.message() + " (laying out " + where + ")");
   }
   unit->result = std::move(*r);
@@ -316,7 +316,7 @@ Expected<ViewLayout> ViewLayouter::run(LayoutCache* cache, const std::atomic<boo
   auto* shared = cache ? &LayoutCacheAccess::impl(*cache) : nullptr;
   int done = 0;
   for (int g : m_units) {
-    if (cancel && cancel->load(std::memory_order_relaxed)) return makeError("layout cancelled");
+    if (cancel && cancel->load(std::memory_order_relaxed)) return makeError("layout cancelled", ErrorCode::Cancelled);
     const std::string key = shared ? cacheKey(g) : std::string();
     UnitPtr unit = shared ? shared->find(m_g.id(), key) : nullptr;
     if (unit) {

@@ -135,7 +135,8 @@ Expected<ResolvedExport> resolveExport(const Model& model, const ExportOptions& 
   const std::size_t count = specs.size();
   if (count < required || count > positional.size())
     return makeError("model forward accepts " + std::to_string(required) + ".." +
-                     std::to_string(positional.size()) + " positional inputs, got " + std::to_string(count));
+                     std::to_string(positional.size()) + " positional inputs, got " + std::to_string(count),
+                     ErrorCode::InputCount);
 
   ResolvedExport resolved;
   resolved.inputs = specs;

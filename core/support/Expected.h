@@ -17,6 +17,7 @@ enum class ErrorCode : unsigned char {
   Cancelled,     ///< stopped on request (a progress callback returned false)
   NotAnArtifact, ///< a save target holds files that are not part of a lattice artifact
   NoInputs,      ///< a lowering was given no example inputs and the model carries none
+  InputCount,    ///< the example inputs' count does not fit the model's forward signature
 };
 
 /// One failure. `message` is a single line that already names its context (file, JSON

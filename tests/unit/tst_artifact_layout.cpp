@@ -158,6 +158,7 @@ private Q_SLOTS:
       laid = layoutArtifactGraph(g, sameSizes(5), &cancel, layered);
       QVERIFY(!laid.ok());
       QCOMPARE(QString::fromStdString(laid.message()), QStringLiteral("layout cancelled"));
+      QVERIFY(laid.code() == ErrorCode::Cancelled);
     }
   }
 };

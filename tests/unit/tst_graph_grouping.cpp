@@ -420,6 +420,7 @@ private Q_SLOTS:
     Expected<ViewLayout> stopped = layoutView(g, e, {}, nullptr, &cancel);
     QVERIFY(!stopped.ok());
     QCOMPARE(stopped.message(), std::string("layout cancelled"));
+    QVERIFY(stopped.code() == ErrorCode::Cancelled);
     cancel = false;
     std::vector<std::pair<int, int>> calls;
     Expected<ViewLayout> v =

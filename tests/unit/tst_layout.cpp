@@ -189,6 +189,7 @@ private Q_SLOTS:
     Expected<LayoutResult> r = computeLayout(chain(3), {}, &cancel);
     QVERIFY(!r.ok());
     QCOMPARE(r.message(), std::string("layout cancelled"));
+    QVERIFY(r.code() == ErrorCode::Cancelled);
     cancel = false;
     QVERIFY(computeLayout(chain(3), {}, &cancel).ok());
   }

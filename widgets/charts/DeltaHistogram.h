@@ -1,6 +1,6 @@
 #pragma once
 /// \file DeltaHistogram: the histogram of a weight's Δ = B − A per element (weightDeltas), shown
-/// when a weight difference is selected in the compare view. A HistogramChart (numeric/) with
+/// when a weight difference is selected in the compare view. A HistogramChart (charts/) with
 /// the Δ's wording: its title gives the weight, the element count, how many Δ are exactly zero
 /// ("how many changed" at a glance) and how many are non-finite; the count axis starts
 /// logarithmic. The binning is core's (runtime::computeHistogram in runtime/ValueSummary.h).

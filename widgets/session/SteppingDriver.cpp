@@ -45,7 +45,7 @@ void SteppingDriver::startOn(const Model& model, const ExportOptions& options, c
   if (!prepared) {
     QString message = toQString(prepared.message());
     // The input count does not fit the forward: the Inputs table is where to fix it.
-    if (message.startsWith(QStringLiteral("model forward accepts")))
+    if (prepared.code() == ErrorCode::InputCount)
       message += QStringLiteral(" (edit the Inputs table: Debug ▸ Edit Inputs…)");
     fail(QString(), message);
     return;
