@@ -27,12 +27,18 @@ QString menuOf(const QAction* action) {
   for (QObject* widget : action->associatedObjects()) {
     const auto* menu = qobject_cast<const QMenu*>(widget);
     if (!menu) continue;
-    // Up through the menus that list this one (a tab's submenu is not their child).
+    // Up through the menus that list this one (a tab's submenu is not their child); untitled
+    // ones, such as the menu bar's overflow popup, are no menu of the path.
     QStringList path{menu->title().remove(QLatin1Char('&'))};
     for (int depth = 0; depth < 8 && menu; ++depth) {
       const QMenu* outer = nullptr;
-      for (QObject* o : menu->menuAction()->associatedObjects())
-        if ((outer = qobject_cast<const QMenu*>(o))) break;
+      for (QObject* o : menu->menuAction()->associatedObjects()) {
+        const auto* m = qobject_cast<const QMenu*>(o);
+        if (m && !m->title().isEmpty()) {
+          outer = m;
+          break;
+        }
+      }
       if (outer) path.prepend(outer->title().remove(QLatin1Char('&')));
       menu = outer;
     }
