@@ -23,7 +23,10 @@
 
 #include <QtCore/QSortFilterProxyModel>
 #include <QtCore/QStandardPaths>
+#include <QtCore/QTemporaryDir>
 #include <QtGui/QClipboard>
+#include <QtGui/QImage>
+#include <QtGui/QPainter>
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
@@ -220,6 +223,28 @@ void TestGraphHierarchy::oneClickOnTheIndicatorTogglesAGroup() {
   }));
   QVERIFY(!f.expanded().count("blocks"));
   QVERIFY(scene->groupItem(QStringLiteral("blocks")));
+
+  // An exported picture leaves the indicators out (and the view keeps them): where the "+"
+  // has its dark cross, the picture shows the box's light face.
+  QTemporaryDir dir;
+  const QString png = dir.filePath(QStringLiteral("graph.png"));
+  QString error;
+  QVERIFY2(f.widget.exportImage(png, &error), qPrintable(error));
+  GroupToggleItem* shown = scene->toggleItem(QStringLiteral("blocks"));
+  QVERIFY(shown->isVisible());
+  const QImage image(png);
+  QVERIFY(!image.isNull());
+  const QRectF source = scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+  const qreal scale = image.width() / source.width();
+  const QPoint spot = ((shown->scenePos() - source.topLeft()) * scale).toPoint();
+  QVERIFY2(qGray(image.pixel(spot)) > 150, qPrintable(QString::number(qGray(image.pixel(spot)))));
+  // With the indicator drawn, the same spot is dark.
+  QImage withIndicator(image.size(), QImage::Format_ARGB32_Premultiplied);
+  withIndicator.fill(Qt::white);
+  QPainter painter(&withIndicator);
+  scene->render(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())), source);
+  painter.end();
+  QVERIFY2(qGray(withIndicator.pixel(spot)) < 100, qPrintable(QString::number(qGray(withIndicator.pixel(spot)))));
 }
 
 void TestGraphHierarchy::keysExpandAndCollapse() {
