@@ -309,7 +309,48 @@ void ModelDocument::createViewActions() {
     if (ok) m_numeric->setTolerance(t);
   });
   m_overlayMenu->addAction(threshold);
-  m_viewActions = {hierarchical, flat, separator(), minimap, legend, m_overlayMenu->menuAction()};
+
+  // The module hierarchy (GraphWidget's actions): Expand All / Collapse All / to a depth, and
+  // the keys of the focused graph, listed in a menu of their own so Help ▸ Keyboard Shortcuts
+  // shows them.
+  const auto graphAction = [this](const QString& id) {
+    QAction* a = m_graph->graphAction(id);
+    m_named << a;
+    return a;
+  };
+  auto* depthMenu = new QMenu(tr("Expand to &Depth"), this);
+  for (int depth = 1; depth <= GraphWidget::kDepthKeys; ++depth)
+    depthMenu->addAction(graphAction(QStringLiteral("view.expandDepth%1").arg(depth)));
+  depthMenu->addSeparator();
+  depthMenu->addAction(graphAction(QStringLiteral("view.expandDepth")));
+  auto* navigateMenu = new QMenu(tr("&Navigate Graph"), this);
+  const char* const navigation[] = {"view.expandGroup", "view.collapseGroup", nullptr,           "view.goProducer",
+                                    "view.goConsumer",  "view.previousSibling", "view.nextSibling"};
+  for (const char* id : navigation) {
+    if (id)
+      navigateMenu->addAction(graphAction(QString::fromLatin1(id)));
+    else
+      navigateMenu->addSeparator();
+  }
+  connect(m_graph, &GraphWidget::hierarchicalChanged, this, &ModelDocument::updateActions);
+  // Show in MLIR (the graph's context menu) selected the node: bring the MLIR panel forward.
+  connect(m_graph, &GraphWidget::showInMlirRequested, this, [this] {
+    if (auto* dock = window()->findChild<QDockWidget*>(QStringLiteral("mlirDock"))) {
+      dock->show();
+      dock->raise();
+    }
+  });
+  m_viewActions = {hierarchical,
+                   flat,
+                   separator(),
+                   graphAction(QStringLiteral("view.expandAll")),
+                   graphAction(QStringLiteral("view.collapseAll")),
+                   depthMenu->menuAction(),
+                   navigateMenu->menuAction(),
+                   separator(),
+                   minimap,
+                   legend,
+                   m_overlayMenu->menuAction()};
 }
 
 void ModelDocument::createDebugActions() {
@@ -455,6 +496,14 @@ void ModelDocument::updateActions() {
   enable("file.exportImage", current && hasGraph);
   enable("view.hierarchical", current);
   enable("view.flat", current);
+  const bool groups = current && hasGraph && m_graph->isHierarchical(); // the hierarchy's actions
+  for (const char* id : {"view.expandAll", "view.collapseAll", "view.expandDepth", "view.expandGroup",
+                         "view.collapseGroup"})
+    enable(id, groups);
+  for (int depth = 1; depth <= GraphWidget::kDepthKeys; ++depth)
+    named(QStringLiteral("view.expandDepth%1").arg(depth).toLatin1().constData())->setEnabled(groups);
+  for (const char* id : {"view.goProducer", "view.goConsumer", "view.previousSibling", "view.nextSibling"})
+    enable(id, current && hasGraph);
   enable("debug.start", current && hasModel && !running);
   enable("debug.restart", current && hasModel && !running);
   enable("debug.inputs", current && hasModel);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <unordered_map>
 
 namespace lattice {
@@ -85,6 +86,38 @@ ExpandedGroups defaultExpansion(const GraphGrouping& grouping, const ViewOptions
       if (c.isGroup) queue.push_back(c.index);
   }
   return out;
+}
+
+ExpandedGroups fullExpansion(const GraphGrouping& grouping) {
+  return expansionToDepth(grouping, std::numeric_limits<int>::max());
+}
+
+ExpandedGroups expansionToDepth(const GraphGrouping& grouping, int depth) {
+  ExpandedGroups out;
+  const std::vector<Group>& groups = grouping.groups();
+  for (std::size_t g = 1; g < groups.size(); ++g)
+    if (groups[g].depth <= depth) out.insert(groups[g].path);
+  return out;
+}
+
+ExpandedGroups overviewExpansion(const GraphGrouping& grouping, std::size_t maxItems) {
+  ExpandedGroups out;
+  const std::vector<Group>& groups = grouping.groups();
+  std::size_t visible = groups[0].children.size();
+  for (int open = 0;;) {
+    int only = -1;
+    for (const GroupChild& c : groups[std::size_t(open)].children) {
+      if (!c.isGroup) continue;
+      if (only >= 0) return out; // more than one sub-group: the overview shows them as boxes
+      only = c.index;
+    }
+    if (only < 0) return out;
+    const std::size_t after = visible - 1 + groups[std::size_t(only)].children.size();
+    if (after > maxItems) return out;
+    visible = after;
+    out.insert(groups[std::size_t(only)].path);
+    open = only;
+  }
 }
 
 bool expandGroup(const GraphGrouping& grouping, ExpandedGroups& expanded, const std::string& path) {

@@ -63,6 +63,16 @@ LayoutSize measureItem(const ViewOptions& options, const GraphGrouping& grouping
 /// order while the view stays within `maxNodesPerLayout` items, stopping at the first group
 /// that does not fit (chain:10000: `blocks` and its first 7 range groups, 795 items).
 ExpandedGroups defaultExpansion(const GraphGrouping& grouping, const ViewOptions& options = {});
+/// Every group expanded.
+ExpandedGroups fullExpansion(const GraphGrouping& grouping);
+/// The groups of depth 1 to `depth` expanded, deeper ones collapsed: depth 1 opens the root's
+/// sub-groups and shows theirs as boxes; 0 or less collapses every group. Range groups are a
+/// level of the tree like any other.
+ExpandedGroups expansionToDepth(const GraphGrouping& grouping, int depth);
+/// The overview of a large graph: every group collapsed, except that a group which is the only
+/// sub-group of an open group (a wrapper such as `backbone`) opens while the view stays within
+/// `maxItems` boxes.
+ExpandedGroups overviewExpansion(const GraphGrouping& grouping, std::size_t maxItems);
 /// Expands `path` and its ancestors; false (nothing changed) for an unknown path.
 bool expandGroup(const GraphGrouping& grouping, ExpandedGroups& expanded, const std::string& path);
 /// Collapses `path` (its descendants keep their state, hidden); false for an unknown path or the root.

@@ -141,8 +141,9 @@ void TestGraphView::buildsItemForEveryNode() {
   QVERIFY(f.open(reference));
   const fx::Graph* graph = f.session.graph();
   QVERIFY(graph);
-  // Below 500 nodes every group starts expanded: every FX node has its own box, no group box.
-  QVERIFY(graph->size() <= 500);
+  // Up to GraphWidget::kOverviewAbove nodes every group starts expanded: every FX node has its
+  // own box, no group box.
+  QVERIFY(graph->size() <= GraphWidget::kOverviewAbove);
   int groupBoxes = 0;
   for (NodeItem* item : f.widget.scene()->nodeItems())
     groupBoxes += item->isGroup() ? 1 : 0;

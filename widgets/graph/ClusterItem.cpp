@@ -1,7 +1,9 @@
-// ClusterItem: an expanded module group's frame with a title strip.
+// ClusterItem: an expanded module group's frame with a title strip; GroupToggleItem: the
+// one-click expand / collapse indicator of a group.
 
 #include "graph/ClusterItem.h"
 
+#include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
@@ -10,12 +12,17 @@ namespace lattice::studio {
 
 namespace {
 constexpr qreal kTitleHeight = 18.0;
+constexpr qreal kTogglePad = 4.0;  // between the frame's left edge and the indicator
+constexpr qreal kToggleSlop = 3.0; // extra hit area around the indicator
 } // namespace
 
 ClusterItem::ClusterItem(QString modulePath, QString title, QRectF rect, int depth)
     : m_path(std::move(modulePath)), m_title(std::move(title)), m_rect(rect), m_depth(depth) {
   setZValue(0.0 + depth * 0.01);
   setToolTip(m_path.isEmpty() ? m_title : m_path + QStringLiteral("\n") + m_title);
+  const QRectF t = titleRect();
+  new GroupToggleItem(m_path, true, QPointF(t.left() + kTogglePad + GroupToggleItem::kSize / 2, t.center().y()),
+                      this);
 }
 
 QRectF ClusterItem::boundingRect() const {
@@ -48,9 +55,50 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
   f.setPointSizeF(8.0);
   painter->setFont(f);
   painter->setPen(QColor(0x45, 0x52, 0x60));
-  const QRectF t = titleRect().adjusted(8, 2, -8, 0);
+  // The title starts after the collapse indicator.
+  const QRectF t = titleRect().adjusted(2 * kTogglePad + GroupToggleItem::kSize, 2, -8, 0);
   painter->drawText(t, Qt::AlignLeft | Qt::AlignVCenter,
                     QFontMetricsF(f).elidedText(m_title, Qt::ElideMiddle, t.width()));
+}
+
+// --- GroupToggleItem ----------------------------------------------------------------------------
+
+GroupToggleItem::GroupToggleItem(QString groupPath, bool expanded, QPointF centre, QGraphicsItem* parent)
+    : QGraphicsItem(parent), m_path(std::move(groupPath)), m_expanded(expanded) {
+  setPos(centre);
+  setCursor(Qt::PointingHandCursor);
+  setToolTip(expanded ? QCoreApplication::translate("GroupToggleItem", "Collapse %1 (Shift+Left)").arg(m_path)
+                      : QCoreApplication::translate("GroupToggleItem", "Expand %1 (Shift+Right)").arg(m_path));
+}
+
+QRectF GroupToggleItem::boundingRect() const {
+  const qreal h = kSize / 2 + kToggleSlop + 1;
+  return QRectF(-h, -h, 2 * h, 2 * h);
+}
+
+QPainterPath GroupToggleItem::shape() const {
+  QPainterPath p;
+  const qreal h = kSize / 2 + kToggleSlop;
+  p.addRect(QRectF(-h, -h, 2 * h, 2 * h));
+  return p;
+}
+
+void GroupToggleItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
+  if (lod < 0.25) return; // too small to hit or read
+  painter->setRenderHint(QPainter::Antialiasing, true);
+  const QRectF r(-kSize / 2, -kSize / 2, kSize, kSize);
+  QPen border(QColor(0x5a, 0x6b, 0x7d), 1.0);
+  border.setCosmetic(lod < 1.0);
+  painter->setPen(border);
+  painter->setBrush(QColor(0xfd, 0xfe, 0xff));
+  painter->drawRoundedRect(r, 3, 3);
+  QPen mark(QColor(0x2b, 0x38, 0x47), 1.6);
+  mark.setCapStyle(Qt::RoundCap);
+  painter->setPen(mark);
+  const qreal arm = kSize / 2 - 3.5;
+  painter->drawLine(QPointF(-arm, 0), QPointF(arm, 0));
+  if (!m_expanded) painter->drawLine(QPointF(0, -arm), QPointF(0, arm));
 }
 
 } // namespace lattice::studio

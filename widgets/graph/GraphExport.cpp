@@ -3,6 +3,7 @@
 
 #include "graph/GraphWidget.h"
 
+#include "graph/ClusterItem.h"
 #include "graph/GraphScene.h"
 #include "graph/NodeStyle.h"
 
@@ -20,6 +21,19 @@ bool GraphWidget::exportImage(const QString& path, QString* error) const {
     return false;
   };
   if (m_scene->items().isEmpty() || source.isEmpty()) return fail(tr("there is no graph to export"));
+  // The expand / collapse indicators are controls, not part of the picture.
+  QList<QGraphicsItem*> indicators;
+  for (QGraphicsItem* item : m_scene->items())
+    if (item->type() == GroupToggleItem::Type && item->isVisible()) indicators << item;
+  struct Restore {
+    QList<QGraphicsItem*>& items;
+    ~Restore() {
+      for (QGraphicsItem* item : items)
+        item->setVisible(true);
+    }
+  } restore{indicators};
+  for (QGraphicsItem* item : indicators)
+    item->setVisible(false);
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == QLatin1String("svg")) {
     QSvgGenerator svg;

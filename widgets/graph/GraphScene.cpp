@@ -194,8 +194,12 @@ void GraphScene::build(const ViewLayout& layout, std::shared_ptr<const GraphGrou
       const Group& group = g.groups()[static_cast<std::size_t>(view.index)];
       item = new NodeItem(qs(group.path), NodeRole::Group, groupLabel(group, model), size, true);
       item->setMemberCount(int(group.nodeCount));
-      item->setToolTip(
-          QObject::tr("%1\n%2 nodes — double-click to expand").arg(item->key()).arg(group.nodeCount));
+      item->setToolTip(QObject::tr("%1\n%2 nodes — click + or press Shift+Right to expand")
+                           .arg(item->key())
+                           .arg(group.nodeCount));
+      // The "+" on the corner of the box's face (NodeItem paints a group's face 8 units lower
+      // and narrower than its box, under the stacked cards).
+      new GroupToggleItem(item->key(), false, QPointF(-size.width() / 2 + 2, -size.height() / 2 + 10), item);
       m_byGroup.insert(item->key(), item);
     }
     item->setPos(box.cx, box.cy);
@@ -236,6 +240,15 @@ NodeItem* GraphScene::groupItem(const QString& path) const {
 
 ClusterItem* GraphScene::clusterItem(const QString& path) const {
   return m_clusterByGroup.value(path);
+}
+
+GroupToggleItem* GraphScene::toggleItem(const QString& path) const {
+  QGraphicsItem* owner = m_byGroup.value(path);
+  if (!owner) owner = m_clusterByGroup.value(path);
+  if (!owner) return nullptr;
+  for (QGraphicsItem* child : owner->childItems())
+    if (auto* toggle = qgraphicsitem_cast<GroupToggleItem*>(child)) return toggle;
+  return nullptr;
 }
 
 NodeItem* GraphScene::itemForNode(const QString& name) const {

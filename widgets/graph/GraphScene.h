@@ -27,6 +27,7 @@ namespace lattice::studio {
 
 class ClusterItem;
 class EdgeItem;
+class GroupToggleItem;
 class NodeItem;
 
 class GraphScene : public QGraphicsScene {
@@ -73,6 +74,9 @@ public:
   NodeItem* groupItem(const QString& path) const;
   /// The frame of expanded group `path`.
   ClusterItem* clusterItem(const QString& path) const;
+  /// The expand / collapse indicator of group `path` (on its box or its frame); nullptr when
+  /// the group shows neither.
+  GroupToggleItem* toggleItem(const QString& path) const;
   /// The box showing FX node `name`: its own, else the collapsed group hiding it.
   NodeItem* itemForNode(const QString& name) const;
 

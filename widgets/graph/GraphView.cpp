@@ -8,7 +8,9 @@
 #include "graph/NodeFonts.h"
 #include "graph/NodeStyle.h"
 
+#include <QContextMenuEvent>
 #include <QGraphicsItem>
+#include <QGraphicsScene>
 #include <QKeyEvent>
 #include <QScrollBar>
 #include <QWheelEvent>
@@ -136,7 +138,16 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool shift = event->modifiers() == Qt::ShiftModifier;
+  if (shift && (event->key() == Qt::Key_Left || event->key() == Qt::Key_Right)) {
+    Q_EMIT expandRequested(event->key() == Qt::Key_Right);
+    return;
+  }
   switch (event->key()) {
+  case Qt::Key_Return:
+  case Qt::Key_Enter:
+    Q_EMIT expandRequested(true);
+    return;
   case Qt::Key_Up:
     Q_EMIT navigationRequested(Direction::Up);
     return;
@@ -176,7 +187,7 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
   // Only selectable items (nodes) take the press; edges and cluster frames are background
   // that can be dragged, and report the click.
   if (event->button() == Qt::LeftButton && (!item || !(item->flags() & QGraphicsItem::ItemIsSelectable))) {
-    if (item) Q_EMIT itemClicked(item);
+    // Reported as a click on release, when the press did not become a drag.
     m_panning = true;
     m_panMoved = false;
     m_panOnItem = item != nullptr;
@@ -211,6 +222,19 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
   m_panning = false;
   viewport()->setCursor(Qt::OpenHandCursor);
   if (!m_panMoved && !m_panOnItem) Q_EMIT backgroundClicked();
+  if (!m_panMoved && m_panOnItem)
+    if (QGraphicsItem* item = itemAt(event->position().toPoint())) Q_EMIT itemClicked(item);
+  event->accept();
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  if (event->reason() == QContextMenuEvent::Keyboard && scene() && !scene()->selectedItems().isEmpty()) {
+    // The Menu key: the selected item's menu, under it.
+    QGraphicsItem* item = scene()->selectedItems().front();
+    Q_EMIT contextMenuRequested(item, viewport()->mapToGlobal(mapFromScene(item->sceneBoundingRect().center())));
+  } else {
+    Q_EMIT contextMenuRequested(itemAt(event->pos()), event->globalPos());
+  }
   event->accept();
 }
 

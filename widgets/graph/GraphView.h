@@ -49,12 +49,18 @@ Q_SIGNALS:
   void zoomChanged(qreal factor);
   /// The visible scene area moved or was resized (the minimap follows).
   void viewportMoved();
-  /// An arrow key was pressed with the view focused.
+  /// An arrow key was pressed with the view focused (when no action of the view took it).
   void navigationRequested(lattice::studio::GraphView::Direction direction);
+  /// Shift+Right or Return (expand) / Shift+Left (collapse) was pressed with the view focused
+  /// (when no action of the view took it).
+  void expandRequested(bool expand);
   /// A node or cluster was double-clicked (expand/collapse groups).
   void itemActivated(QGraphicsItem* item);
-  /// An item was pressed (after the scene handled selection).
+  /// A selectable item was pressed (after the scene handled selection), or another item (a
+  /// frame's title, an indicator) was clicked: pressed and released without dragging.
   void itemClicked(QGraphicsItem* item);
+  /// A context menu was asked for over `item` (nullptr: the background), at `globalPos`.
+  void contextMenuRequested(QGraphicsItem* item, const QPoint& globalPos);
   /// The empty background was clicked without dragging.
   void backgroundClicked();
 
@@ -65,6 +71,7 @@ protected:
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
   void drawBackground(QPainter* painter, const QRectF& rect) override;

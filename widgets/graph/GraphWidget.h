@@ -2,8 +2,10 @@
 /// \file GraphWidget: the studio's central widget. It observes the StudioSession and keeps the
 /// graph view in step with it: groups and measures the traced graph, asks LayoutController for
 /// a layout (hierarchical or flat), rebuilds the GraphScene when one arrives, mirrors selection
-/// both ways, shows interpreter/breakpoint states, and hosts search (Ctrl+F), arrow-key
-/// navigation and the progress card (with Cancel) shown while loading or laying out.
+/// both ways, shows interpreter/breakpoint states, and hosts search (Ctrl+F), the keyboard's
+/// walk and expand / collapse keys (keyActions()), Expand All / Collapse All / Expand to Depth,
+/// the context menu of nodes and groups, and the progress card (with Cancel) shown while loading
+/// or laying out.
 
 #include "graph/GraphView.h"
 #include "graph/LayoutController.h"
@@ -19,8 +21,11 @@
 #include <utility>
 #include <vector>
 
+class QAction;
 class QFrame;
+class QGraphicsItem;
 class QLabel;
+class QMenu;
 class QProgressBar;
 class QPushButton;
 
@@ -38,6 +43,31 @@ class GraphWidget : public QWidget {
 public:
   explicit GraphWidget(StudioSession* session, QWidget* parent = nullptr);
   ~GraphWidget() override;
+
+  /// Graphs with more nodes than this open with their groups collapsed (overviewExpansion);
+  /// smaller ones open fully expanded.
+  static constexpr std::size_t kOverviewAbove = 300;
+  /// The most boxes the overview of a large graph opens a lone wrapper group for.
+  static constexpr std::size_t kOverviewItems = 50;
+  /// The depths View ▸ Expand to Depth offers a key for (Ctrl+Alt+1 ...).
+  static constexpr int kDepthKeys = 5;
+
+  /// The graph's actions, by objectName: view.expandAll (Ctrl+Shift+E), view.collapseAll
+  /// (Ctrl+Shift+C), view.expandDepth1..5 (Ctrl+Alt+1..5), view.expandDepth (asks for N), and
+  /// the keys of the focused view (widget shortcuts): view.expandGroup (Shift+Right, Return),
+  /// view.collapseGroup (Shift+Left), view.goProducer (Up), view.goConsumer (Down),
+  /// view.previousSibling (Left), view.nextSibling (Right). The model tab puts them in its View
+  /// menu, which lists them in Help ▸ Keyboard Shortcuts.
+  const QList<QAction*>& graphActions() const { return m_actions; }
+  /// The one of graphActions() called `id`; nullptr when none is.
+  QAction* graphAction(const QString& id) const;
+
+  /// The context menu of `item` (a node or collapsed group box, an expanded group's frame, an
+  /// indicator, or nullptr for the background), owned by `parent`. Its actions, by objectName:
+  /// graph.expand, graph.collapse, graph.breakpoint, graph.runToHere, graph.keepLeaf,
+  /// graph.inline, graph.copyName, graph.showInMlir (and for the background view.expandAll,
+  /// view.collapseAll); those that do not apply to `item` are disabled.
+  QMenu* createContextMenu(QGraphicsItem* item, QWidget* parent);
 
   GraphView* view() const { return m_view; }
   GraphScene* scene() const { return m_scene; }
@@ -75,6 +105,16 @@ public Q_SLOTS:
   /// Expands / collapses a module group and lays the view out again.
   void expandGroup(const QString& path);
   void collapseGroup(const QString& path);
+  /// Every group expanded / collapsed; the groups of depth 1 to `depth` expanded, deeper ones
+  /// collapsed (1: the top-level groups open). Each lays the view out again and frames it.
+  void expandAll();
+  void collapseAll();
+  void expandToDepth(int depth);
+  /// The keyboard's expand and collapse: expands the selected collapsed group (then selects its
+  /// first box), or collapses the group around the selected box or the selected frame (then
+  /// selects the group's box).
+  void expandSelected();
+  void collapseSelected();
   /// Lays out the current graph again.
   void relayout();
   /// Arrow-key navigation: Up to a producer, Down to a consumer, Left/Right through the other
@@ -94,6 +134,9 @@ Q_SIGNALS:
   void hierarchicalChanged(bool hierarchical);
   /// The flat view was refused (`message` says why); the view went back to module groups.
   void flatViewRefused(const QString& message);
+  /// The context menu's Show in MLIR selected `node`: the MLIR panel highlights its lines; the
+  /// window is to bring that panel forward.
+  void showInMlirRequested(const QString& node);
 
 protected:
   void resizeEvent(QResizeEvent* event) override;
@@ -116,6 +159,16 @@ private:
   void onSessionModuleSelection(const QString& modulePath);
   void onItemActivated(QGraphicsItem* item);
   void onItemClicked(QGraphicsItem* item);
+  void onContextMenu(QGraphicsItem* item, const QPoint& globalPos);
+  void createActions();
+  /// Replaces the expansion, lays out again and frames the result (keeping the selection).
+  void setExpansion(ExpandedGroups expanded);
+  /// Selects `to` (a box) in the scene and the session, and scrolls it into view.
+  void moveSelectionTo(NodeItem* to);
+  /// The group path `item` stands for: a collapsed box, a frame or an indicator ("" otherwise).
+  QString groupPathOf(QGraphicsItem* item) const;
+  /// The innermost expanded group holding `item`'s box ("" for the root).
+  QString enclosingGroupOf(const NodeItem* item) const;
   /// Paints the interpreter's states on the boxes; with `follow`, keeps the current (or failed)
   /// node in view at a readable zoom (GraphView::followItem).
   void updateInterpreterState(bool follow);
@@ -158,6 +211,11 @@ private:
   bool m_hierarchical = true;
   bool m_freshModel = false;
   QString m_pendingReveal;
+  QString m_pendingFirstChildOf; ///< after the layout, select the first box of this group
+  QString m_pendingGroupBox;     ///< after the layout, select this group's box
+  bool m_reframe = false;        ///< after the layout, frame the view (Expand All and the like)
+  QElapsedTimer m_lastToggle;    ///< an indicator click: the double-click it may start is ignored
+  QList<QAction*> m_actions;
   QString m_anchorGroup;
   QString m_anchorModule; ///< the module to show after the re-layout of a re-trace
   bool m_syncing = false;

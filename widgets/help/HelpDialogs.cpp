@@ -27,9 +27,21 @@ QString menuOf(const QAction* action) {
   for (QObject* widget : action->associatedObjects()) {
     const auto* menu = qobject_cast<const QMenu*>(widget);
     if (!menu) continue;
+    // Up through the menus that list this one (a tab's submenu is not their child); untitled
+    // ones, such as the menu bar's overflow popup, are no menu of the path.
     QStringList path{menu->title().remove(QLatin1Char('&'))};
-    for (const QObject* p = menu->parent(); p; p = p->parent())
-      if (const auto* outer = qobject_cast<const QMenu*>(p)) path.prepend(outer->title().remove(QLatin1Char('&')));
+    for (int depth = 0; depth < 8 && menu; ++depth) {
+      const QMenu* outer = nullptr;
+      for (QObject* o : menu->menuAction()->associatedObjects()) {
+        const auto* m = qobject_cast<const QMenu*>(o);
+        if (m && !m->title().isEmpty()) {
+          outer = m;
+          break;
+        }
+      }
+      if (outer) path.prepend(outer->title().remove(QLatin1Char('&')));
+      menu = outer;
+    }
     return path.join(QStringLiteral(" ▸ "));
   }
   return QStringLiteral("Window");
@@ -53,6 +65,8 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent
     action->setToolTip(a->toolTip());
     m_model->appendRow({action, new QStandardItem(keys.join(QStringLiteral(", "))), new QStandardItem(menuOf(a))});
   }
+  for (const KeyRow& row : otherKeys())
+    m_model->appendRow({new QStandardItem(row.action), new QStandardItem(row.keys), new QStandardItem(row.where)});
   for (int r = 0; r < m_model->rowCount(); ++r)
     for (int c = 0; c < 3; ++c) m_model->item(r, c)->setEditable(false);
   m_model->sort(ActionColumn);
@@ -83,6 +97,26 @@ ShortcutsDialog::ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent
   layout->addWidget(buttons);
   resize(600, 680);
   m_search->setFocus();
+}
+
+QList<ShortcutsDialog::KeyRow> ShortcutsDialog::otherKeys() {
+  const auto tr = [](const char* text) { return QCoreApplication::translate("ShortcutsDialog", text); };
+  const QString graph = tr("Graph");
+  const QString find = tr("Find bar");
+  return {
+      {tr("Zoom in (graph key)"), QStringLiteral("+, ="), graph},
+      {tr("Zoom out (graph key)"), QStringLiteral("-"), graph},
+      {tr("Zoom under the cursor"), tr("Wheel"), graph},
+      {tr("Scroll sideways"), tr("Shift+Wheel"), graph},
+      {tr("Pan"), tr("Drag the background"), graph},
+      {tr("Select a node or group"), tr("Click"), graph},
+      {tr("Expand or collapse one group"), tr("Click its + or −"), graph},
+      {tr("Expand a group box, collapse a frame"), tr("Double-click"), graph},
+      {tr("Menu of a node or group"), tr("Right-click, Menu key"), graph},
+      {tr("Next match"), tr("Enter (in the find bar)"), find},
+      {tr("Previous match"), tr("Shift+Enter (in the find bar)"), find},
+      {tr("Close the find bar"), tr("Esc (in the find bar)"), find},
+  };
 }
 
 QString aboutText() {

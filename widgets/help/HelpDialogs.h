@@ -5,6 +5,7 @@
 
 #include <QDialog>
 #include <QList>
+#include <QString>
 
 class QAction;
 class QLineEdit;
@@ -15,10 +16,21 @@ class QTableView;
 namespace lattice::studio {
 
 /// Help ▸ Keyboard Shortcuts: a table of Action, Shortcut and Menu, one row per action that has a
-/// text, sorted by menu then action; typing in the search field keeps the rows whose action,
-/// shortcut or menu contains the text (case-insensitive).
+/// text, then the keys and mouse gestures widgets handle themselves (otherKeys()), sorted by menu
+/// then action; typing in the search field keeps the rows whose action, shortcut or menu contains
+/// the text (case-insensitive).
 class ShortcutsDialog : public QDialog {
 public:
+  /// One row that is not an action: what it does, the key or gesture, where it works.
+  struct KeyRow {
+    QString action;
+    QString keys;
+    QString where;
+  };
+  /// The keys and gestures no action stands for: the graph's zoom keys and mouse, the find
+  /// bar's keys.
+  static QList<KeyRow> otherKeys();
+
   /// `actions` as the window has them; each row's menu is the first menu that lists the action.
   ShortcutsDialog(const QList<QAction*>& actions, QWidget* parent = nullptr);
 
