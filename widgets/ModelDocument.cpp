@@ -35,6 +35,8 @@
 #include <QSettings>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace lattice::studio {
 
 namespace {
@@ -229,7 +231,11 @@ QList<std::pair<QDockWidget*, Qt::DockWidgetArea>> ModelDocument::createPanels(Q
   auto* ranking = new QDockWidget(tr("Node Ranking"), window);
   ranking->setObjectName(QStringLiteral("rankingDock"));
   ranking->setWidget(new NodeRankingPanel(m_session, m_numeric, ranking));
-  out.push_back({ranking, Qt::BottomDockWidgetArea});
+  // Before the interpreter's dock, which is tabbed onto it and stays in front.
+  auto interpreter = std::find_if(out.begin(), out.end(), [](const auto& entry) {
+    return qobject_cast<InterpreterPanel*>(entry.first->widget()) != nullptr;
+  });
+  out.insert(interpreter, {ranking, Qt::BottomDockWidgetArea});
   return out;
 }
 

@@ -121,12 +121,17 @@ void NodeRankingPanel::refresh() {
   const double ms = m_run->runMs();
   QString text = rows == 1 ? tr("1 node") : tr("%1 nodes").arg(QLocale().toString(rows));
   if (ms > 0.0) text += tr(" · run %1 ms").arg(QLocale().toString(ms, 'f', 1));
-  if (golden)
+  if (golden) {
     text += tr(" · errors against %1 (threshold %2)")
                 .arg(m_run->goldenDescription(), QLocale().toString(m_run->tolerance(), 'g', 2));
-  else
-    text += tr(" · no golden: run an archive on its recorded inputs, or choose an expected-outputs file in "
-               "Debug ▸ Run Inputs…, for each node's error");
+    m_summary->setToolTip(QString());
+  } else {
+    text += tr(" · errors need a golden (Debug ▸ Run Inputs…)");
+    m_summary->setToolTip(
+        tr("Each node's relative L2 error and Pearson correlation show once the run has a "
+           "golden: an archive exported with recorded activations, run on its recorded inputs, "
+           "or an expected-outputs file chosen in Debug ▸ Run Inputs…"));
+  }
   m_summary->setText(text);
   showSelectedNode(m_session->selectedNode(), false);
 }
