@@ -4,9 +4,14 @@
 // list (not the node → ops index the studio uses), the recorded-golden check's own numbers, and
 // the session's selection.
 
+#include "ArtifactViewTestSupport.h"
 #include "MainWindow.h"
 #include "StudioSession.h"
 #include "WidgetTestSupport.h"
+#include "artifactview/ArtifactGraphView.h"
+#include "artifactview/ArtifactNodeItem.h"
+#include "artifactview/ArtifactRun.h"
+#include "artifactview/ArtifactView.h"
 #include "graph/FigureBadge.h"
 #include "graph/GraphScene.h"
 #include "graph/GraphView.h"
@@ -48,6 +53,7 @@ private Q_SLOTS:
   void steppingAppendsRows();
   void accuracyFiguresFromTheGolden();
   void figureTextFollowsTheZoom();
+  void artifactOpsCarryTheirFigures();
 };
 
 namespace {
@@ -349,6 +355,44 @@ void TestOverlayFigures::figureTextFollowsTheZoom() {
   // The tooltip carries the figure at any zoom.
   QVERIFY(a->toolTip().endsWith(QStringLiteral("Time: 1.000 ms")));
   QVERIFY(a->toolTip().startsWith(QStringLiteral("blocks_0_0\nSubmConv3d")));
+}
+
+void TestOverlayFigures::artifactOpsCarryTheirFigures() {
+  // A conformance case run by the artifact tab's run bar against its expected outputs.
+  ArtifactView view;
+  QVERIFY(openAndSettle(view, expectedDir(QStringLiteral("sparse_classifier"))));
+  ArtifactRunBar* bar = view.runBar();
+  bar->setOverlay(ArtifactOverlay::Time);
+  bar->run();
+  QVERIFY(waitFor([&] { return !bar->isRunning(); }));
+  const ArtifactRunResult* result = bar->result();
+  QVERIFY(result && result->error.empty() && result->hasGolden());
+  const ArtifactOpGraph& graph = *view.document()->opGraph;
+  int timed = 0;
+  for (std::size_t op = 0; op < result->opMs.size(); ++op) {
+    ArtifactNodeItem* item = view.graphView()->nodeItem(graph.nodeOfOp(int(op)));
+    QVERIFY(item);
+    const double shown = numberAfter(item->toolTip(), QStringLiteral("Time:"));
+    QVERIFY2(std::abs(shown - result->opMs[op]) <= 0.0005 + 1e-9, qPrintable(item->toolTip()));
+    QVERIFY2(item->style().figure.contains(QStringLiteral(" ms")), qPrintable(item->style().figure));
+    ++timed;
+  }
+  QVERIFY(timed > 0);
+  // Accuracy: the ops that make the outputs show their error against the expected file.
+  bar->setOverlay(ArtifactOverlay::Accuracy);
+  for (std::size_t i = 0; i < result->checks.size(); ++i) {
+    if (result->checkOps[i] < 0) continue;
+    ArtifactNodeItem* item = view.graphView()->nodeItem(graph.nodeOfOp(result->checkOps[i]));
+    const double relL2 = numberAfter(item->toolTip(), QStringLiteral("relative L2"));
+    const double expected = result->checks[i].divergence.relL2;
+    QVERIFY2(std::abs(relL2 - expected) <= 0.005 * std::abs(expected), qPrintable(item->toolTip()));
+    QVERIFY2(item->style().figure.startsWith(QStringLiteral("L2 ")), qPrintable(item->style().figure));
+  }
+  // Op categories: no figure on the boxes, the time still in the tooltip.
+  bar->setOverlay(ArtifactOverlay::Categories);
+  ArtifactNodeItem* first = view.graphView()->nodeItem(graph.nodeOfOp(0));
+  QVERIFY(first->style().figure.isEmpty());
+  QVERIFY(first->toolTip().contains(QStringLiteral("Time: ")));
 }
 
 QTEST_MAIN(TestOverlayFigures)
