@@ -161,6 +161,16 @@ void TestOverlayFigures::tooltipCarriesTheRuntimeTime() {
   QVERIFY(output);
   QVERIFY(output->figureText().isEmpty());
 
+  // A module group stands for the total time of its nodes.
+  const QHash<QString, OverlayFigure> figures = overlayFigures(OverlayMode::Time, *f.run, graph->grouping());
+  double block0 = 0.0;
+  for (const auto& [name, ms] : expected)
+    if (name.startsWith(QStringLiteral("blocks_0_"))) block0 += ms;
+  const OverlayFigure group = figures.value(QStringLiteral("blocks.0"));
+  QVERIFY2(std::abs(numberAfter(group.detail, QStringLiteral("Time:")) - block0) <= 0.0005 + 1e-9,
+           qPrintable(group.detail));
+  QVERIFY2(group.text.contains(QStringLiteral(" ms")), qPrintable(group.text));
+
   // Without an overlay the boxes show no figure, and the tooltip still carries the time.
   f.window.action(QStringLiteral("view.overlayNone"))->trigger();
   const QString node = expected.begin()->first;
