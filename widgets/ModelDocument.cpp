@@ -532,7 +532,10 @@ void ModelDocument::applyOverlay() {
   const OverlayMode mode = overlayMode();
   m_graph->scene()->setHeat(overlayColours(mode, *m_numeric, m_graph->grouping()));
   // The figures behind the colours: on the boxes for the overlay, in every box's tooltip.
-  const QHash<QString, OverlayFigure> figures = overlayFigures(mode, *m_numeric, m_graph->grouping());
+  QSet<QString> shown; // only the boxes in the scene: a large graph shows a few collapsed groups
+  for (const NodeItem* item : m_graph->scene()->nodeItems())
+    shown.insert(item->key());
+  const QHash<QString, OverlayFigure> figures = overlayFigures(mode, *m_numeric, m_graph->grouping(), &shown);
   for (NodeItem* item : m_graph->scene()->nodeItems()) {
     const OverlayFigure figure = figures.value(item->key());
     item->setFigure(figure.text, figure.detail);

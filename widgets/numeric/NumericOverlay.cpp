@@ -260,7 +260,7 @@ std::vector<NodeFigures> nodeFigures(const NumericRun& run) {
 }
 
 QHash<QString, OverlayFigure> overlayFigures(OverlayMode mode, const NumericRun& run,
-                                             const GraphGrouping* grouping) {
+                                             const GraphGrouping* grouping, const QSet<QString>* keys) {
   QHash<QString, OverlayFigure> out;
   const std::vector<NodeFigures> figures = nodeFigures(run);
   if (figures.empty()) return out;
@@ -268,7 +268,8 @@ QHash<QString, OverlayFigure> overlayFigures(OverlayMode mode, const NumericRun&
   QHash<QString, const NodeFigures*> byNode;
   for (const NodeFigures& f : figures) {
     byNode.insert(f.node, &f);
-    out.insert(f.node, {nodeText(mode, f), nodeDetail(f, golden, run.tolerance())});
+    if (!keys || keys->contains(f.node))
+      out.insert(f.node, {nodeText(mode, f), nodeDetail(f, golden, run.tolerance())});
   }
   if (!grouping) return out;
   const auto& groups = grouping->groups();
@@ -294,6 +295,8 @@ QHash<QString, OverlayFigure> overlayFigures(OverlayMode mode, const NumericRun&
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const GroupFigures& sum = sums[g];
     if (!sum.timed && !sum.checked) continue;
+    const QString path = QString::fromStdString(groups[g].path);
+    if (keys && !keys->contains(path)) continue;
     OverlayFigure figure;
     QStringList lines;
     if (sum.timed) {
@@ -313,7 +316,7 @@ QHash<QString, OverlayFigure> overlayFigures(OverlayMode mode, const NumericRun&
                    .arg(golden, formatFigure(sum.worst), sum.worstNode, formatPearson(sum.pearson));
     }
     figure.detail = lines.join(QLatin1Char('\n'));
-    out.insert(QString::fromStdString(groups[g].path), figure);
+    out.insert(path, figure);
   }
   return out;
 }

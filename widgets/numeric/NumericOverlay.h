@@ -7,6 +7,7 @@
 
 #include <QColor>
 #include <QHash>
+#include <QSet>
 #include <QString>
 
 #include <vector>
@@ -74,9 +75,11 @@ struct OverlayFigure {
   QString text;
   QString detail;
 };
-/// The figure of every node (by name) and collapsed group (by path) that has one; a group
-/// shows the total time of its nodes and its worst error, naming the node.
+/// The figure of every node (by name) and collapsed group (by path) that has one, or only of
+/// those in `keys` when given (the boxes on screen: formatting is the cost on large graphs); a
+/// group shows the total time of its nodes and its worst error, naming the node.
 QHash<QString, OverlayFigure> overlayFigures(OverlayMode mode, const NumericRun& run,
-                                             const GraphGrouping* grouping);
+                                             const GraphGrouping* grouping,
+                                             const QSet<QString>* keys = nullptr);
 
 } // namespace lattice::studio
