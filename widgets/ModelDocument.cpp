@@ -9,6 +9,8 @@
 #include "graph/GraphScene.h"
 #include "graph/GraphView.h"
 #include "graph/GraphWidget.h"
+#include "graph/NodeItem.h"
+#include "numeric/NodeRankingPanel.h"
 #include "numeric/NumericOverlay.h"
 #include "numeric/NumericRun.h"
 #include "numeric/ValuesPanel.h"
@@ -32,6 +34,8 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace lattice::studio {
 
@@ -223,6 +227,15 @@ QList<std::pair<QDockWidget*, Qt::DockWidgetArea>> ModelDocument::createPanels(Q
   values->setObjectName(QStringLiteral("valuesDock"));
   values->setWidget(new ValuesPanel(m_session, m_numeric, values));
   out.push_back({values, Qt::RightDockWidgetArea});
+  // The slowest / worst nodes of the run, sortable; a row selects its node.
+  auto* ranking = new QDockWidget(tr("Node Ranking"), window);
+  ranking->setObjectName(QStringLiteral("rankingDock"));
+  ranking->setWidget(new NodeRankingPanel(m_session, m_numeric, ranking));
+  // Before the interpreter's dock, which is tabbed onto it and stays in front.
+  auto interpreter = std::find_if(out.begin(), out.end(), [](const auto& entry) {
+    return qobject_cast<InterpreterPanel*>(entry.first->widget()) != nullptr;
+  });
+  out.insert(interpreter, {ranking, Qt::BottomDockWidgetArea});
   return out;
 }
 
@@ -567,6 +580,15 @@ OverlayMode ModelDocument::overlayMode() const {
 void ModelDocument::applyOverlay() {
   const OverlayMode mode = overlayMode();
   m_graph->scene()->setHeat(overlayColours(mode, *m_numeric, m_graph->grouping()));
+  // The figures behind the colours: on the boxes for the overlay, in every box's tooltip.
+  QSet<QString> shown; // only the boxes in the scene: a large graph shows a few collapsed groups
+  for (const NodeItem* item : m_graph->scene()->nodeItems())
+    shown.insert(item->key());
+  const QHash<QString, OverlayFigure> figures = overlayFigures(mode, *m_numeric, m_graph->grouping(), &shown);
+  for (NodeItem* item : m_graph->scene()->nodeItems()) {
+    const OverlayFigure figure = figures.value(item->key());
+    item->setFigure(figure.text, figure.detail);
+  }
   const QString legend = overlayLegend(mode, *m_numeric);
   m_overlayLegend->setText(legend);
   m_overlayLegend->setVisible(!legend.isEmpty());

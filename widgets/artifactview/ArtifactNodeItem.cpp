@@ -1,8 +1,10 @@
 // ArtifactNodeItem painting: a rounded box in its style with a bold title and a smaller
-// subtitle; text is skipped when zoomed far out, as in the model graph's NodeItem.
+// subtitle and a run's figure badge; text is skipped when zoomed far out, as in the model graph's
+// NodeItem.
 
 #include "artifactview/ArtifactNodeItem.h"
 
+#include "graph/FigureBadge.h"
 #include "graph/NodeFonts.h"
 #include "graph/NodeStyle.h"
 
@@ -27,10 +29,11 @@ constexpr qreal kMaxWidth = 240.0;
 ArtifactNodeItem::ArtifactNodeItem(int node, const OpGraphNode& data, const ArtifactNodeStyle& style,
                                    QSizeF size)
     : m_node(node), m_title(data.title), m_subtitle(data.subtitle), m_returned(data.returned), m_style(style),
-      m_size(size) {
+      m_size(size), m_baseToolTip(data.tooltip) {
   setFlags(ItemIsSelectable);
   setZValue(3.0);
-  setToolTip(data.tooltip);
+  setToolTip(m_style.figureDetail.isEmpty() ? m_baseToolTip
+                                            : m_baseToolTip + QStringLiteral("\n\n") + m_style.figureDetail);
 }
 
 ArtifactNodeItem::LabelMetrics ArtifactNodeItem::labelMetrics() {
@@ -66,7 +69,10 @@ QSizeF ArtifactNodeItem::sizeFor(const LabelMetrics& m, const QString& title, co
 }
 
 void ArtifactNodeItem::setStyle(const ArtifactNodeStyle& style) {
+  if (style.figure != m_style.figure) prepareGeometryChange();
   m_style = style;
+  setToolTip(m_style.figureDetail.isEmpty() ? m_baseToolTip
+                                            : m_baseToolTip + QStringLiteral("\n\n") + m_style.figureDetail);
   update();
 }
 
@@ -81,7 +87,9 @@ void ArtifactNodeItem::setSearchHit(bool hit) {
 }
 
 QRectF ArtifactNodeItem::boundingRect() const {
-  return box().adjusted(-6, -6, 6, 6); // the search halo reaches 5 beyond the box
+  const QRectF r = box().adjusted(-6, -6, 6, 6); // the search halo reaches 5 beyond the box
+  if (m_style.figure.isEmpty()) return r;
+  return r.united(figureBadgeRect(box(), m_style.figure).adjusted(-1, -1, 1, 1));
 }
 
 QPainterPath ArtifactNodeItem::shape() const {
@@ -121,7 +129,11 @@ void ArtifactNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* 
     painter->drawPolygon(flag);
   }
 
-  if (lod < 0.35) return;
+  if (lod >= 0.35) paintLabel(painter, r);
+  paintFigureBadge(painter, r, m_style.figure, m_style.fill, lod);
+}
+
+void ArtifactNodeItem::paintLabel(QPainter* painter, const QRectF& r) const {
   const QRectF text = r.adjusted(kPadX, kPadY - 1, -kPadX, -kPadY + 1);
   const QFontMetricsF tm(nodeTitleFont());
   painter->setPen(m_style.text);

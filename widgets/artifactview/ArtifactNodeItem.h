@@ -1,7 +1,8 @@
 #pragma once
 /// \file ArtifactNodeItem: one box of an artifact's op graph (an argument or an op). It paints
 /// its two label lines (Graphviz only reserved the space), its style (category or diff status),
-/// a pink corner for values the function returns, and the selection outline.
+/// a pink corner for values the function returns, the selection outline, and a run's figure
+/// (the style's) in a badge on its bottom edge when the zoom lets it be read.
 
 #include "artifactview/ArtifactStyle.h"
 
@@ -28,6 +29,8 @@ public:
   const QString& title() const { return m_title; }
   const QString& subtitle() const { return m_subtitle; }
   const ArtifactNodeStyle& style() const { return m_style; }
+  /// A new style; its figure and figure detail replace the previous ones (the detail follows the
+  /// op's own tooltip).
   void setStyle(const ArtifactNodeStyle& style);
   /// A Find match: painted with the model graph's search halo.
   void setSearchHit(bool hit);
@@ -51,6 +54,7 @@ public:
 
 private:
   QRectF box() const;
+  void paintLabel(QPainter* painter, const QRectF& r) const;
 
   int m_node;
   QString m_title;
@@ -59,6 +63,7 @@ private:
   bool m_searchHit = false;
   ArtifactNodeStyle m_style;
   QSizeF m_size;
+  QString m_baseToolTip; ///< the op's own tooltip, before a run's figures
 };
 
 } // namespace lattice::studio

@@ -1,7 +1,7 @@
 #pragma once
 /// \file Colours of the artifact views: op categories (artifact view) and diff statuses
-/// (compare view), and ArtifactLegend, the row of swatches that explains them; the tables and
-/// splitters both views are built from.
+/// (compare view), and ArtifactLegend, the row of swatches that explains them; a run's figures
+/// on an op's box; the tables and splitters both views are built from.
 
 #include "artifactview/ArtifactOpGraph.h"
 #include "diff/ArtifactDiff.h"
@@ -13,15 +13,25 @@
 #include <QVector>
 #include <QWidget>
 
+namespace lattice {
+struct ArtifactRunResult;
+}
+
 namespace lattice::studio {
 
-/// Fill, border and text colour of a node, and its legend text.
+enum class ArtifactOverlay;
+
+/// Fill, border and text colour of a node, and its legend text; and a run's figure on it.
 struct ArtifactNodeStyle {
   QColor fill;
   QColor border;
   QColor text;
   QString label;
   bool dashed = false; ///< dashed border (removed ops)
+  /// A run's figure painted in a badge on the box when the zoom lets it be read ("" for none),
+  /// and the lines added to the box's tooltip ("" for none).
+  QString figure;
+  QString figureDetail;
 };
 
 /// The style of an op category (same hues as the model graph's roles where they correspond:
@@ -32,6 +42,12 @@ const ArtifactNodeStyle& statusStyle(DiffStatus status);
 /// Every category / status, in legend order.
 QVector<OpCategory> legendCategories();
 QVector<DiffStatus> legendStatuses();
+
+/// Puts op `op`'s figures of `result` on `style`: its time (ms and share of the run) under the
+/// time overlay, its outputs' error against the golden under the accuracy overlay (nothing
+/// otherwise), and both in the tooltip lines whatever the overlay.
+void setRunFigures(ArtifactNodeStyle& style, ArtifactOverlay overlay, const ArtifactRunResult& result,
+                   int op);
 
 /// A read-only table of whole rows, compact rows, no row header, last column stretched.
 QTableView* makeTable(QWidget* parent, QAbstractItemView::SelectionMode selection);

@@ -286,6 +286,7 @@ void ArtifactView::applyStyles() {
       style.fill = heat;
       style.text = Qt::black;
     }
+    if (result && !n.isArgument()) setRunFigures(style, overlay, *result, n.index);
     styles << style;
   }
   m_graph->setStyles(styles);

@@ -1,8 +1,10 @@
 // NodeItem painting: a rounded box in its role's colours with a two-line label, and the
-// interpreter/search/breakpoint states as overlays. Text is skipped when zoomed far out.
+// interpreter/search/breakpoint states as overlays, and an overlay's figure badge. Text is
+// skipped when zoomed far out.
 
 #include "graph/NodeItem.h"
 
+#include "graph/FigureBadge.h"
 #include "graph/NodeFonts.h"
 
 #include <QFontMetricsF>
@@ -70,7 +72,10 @@ QRectF NodeItem::box() const {
 }
 
 QRectF NodeItem::boundingRect() const {
-  return box().adjusted(-7, -7, 7, 7); // halo and markers paint outside the box
+  const QRectF r = box().adjusted(-7, -7, 7, 7); // halo and markers paint outside the box
+  if (m_figure.isEmpty()) return r;
+  const QRectF face = m_isGroup ? box().adjusted(0, 8, -8, 0) : box();
+  return r.united(figureBadgeRect(face, m_figure).adjusted(-1, -1, 1, 1));
 }
 
 QPainterPath NodeItem::shape() const {
@@ -83,6 +88,20 @@ void NodeItem::setHeat(const QColor& heat) {
   if (heat == m_heat) return;
   m_heat = heat;
   update();
+}
+
+void NodeItem::setFigure(const QString& text, const QString& detail) {
+  if (text != m_figure) {
+    prepareGeometryChange();
+    m_figure = text;
+    update();
+  }
+  // The label's tooltip may have been replaced since the last figure (a group's, by the scene).
+  const QString current = toolTip();
+  if (m_composedToolTip.isNull() || current != m_composedToolTip) m_baseToolTip = current;
+  m_figureDetail = detail;
+  m_composedToolTip = detail.isEmpty() ? m_baseToolTip : m_baseToolTip + QStringLiteral("\n\n") + detail;
+  setToolTip(m_composedToolTip);
 }
 
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -162,6 +181,8 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                         sm.elidedText(subtitle, Qt::ElideRight, text.width()));
     }
   }
+
+  paintFigureBadge(painter, face, m_figure, m_heat, lod);
 
   // Markers on the corners: breakpoint (top-left), export blocker (top-right).
   if (hasState(Breakpoint)) {

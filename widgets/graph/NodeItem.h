@@ -1,7 +1,8 @@
 #pragma once
 /// \file NodeItem: one box of the graph view, an FX node or a collapsed module group. It paints
 /// its own label (Graphviz only reserved the space) and its states: selected, the interpreter's
-/// current node, executed, failed, breakpoint, export blocker, search hit.
+/// current node, executed, failed, breakpoint, export blocker, search hit; and an overlay's
+/// figure (time, error) in a badge on its bottom edge when the zoom lets it be read.
 
 #include "graph/NodeStyle.h"
 
@@ -44,6 +45,13 @@ public:
   void setHeat(const QColor& heat);
   const QColor& heat() const { return m_heat; }
 
+  /// An overlay's figure: `text` painted in a badge on the box's bottom edge when the zoom lets
+  /// it be read (empty: none), `detail` added to the tooltip under the label (empty: none). The
+  /// tooltip set with setToolTip stays the part above.
+  void setFigure(const QString& text, const QString& detail);
+  const QString& figureText() const { return m_figure; }
+  const QString& figureDetail() const { return m_figureDetail; }
+
   unsigned states() const { return m_states; }
   void setState(State state, bool on);
   bool hasState(State state) const { return (m_states & state) != 0; }
@@ -62,6 +70,10 @@ private:
   int m_memberCount = 0;
   unsigned m_states = 0;
   QColor m_heat;
+  QString m_figure;
+  QString m_figureDetail;
+  QString m_baseToolTip;     ///< the tooltip before the figure's detail was added
+  QString m_composedToolTip; ///< what setFigure set (another text: set by someone since)
 };
 
 } // namespace lattice::studio
