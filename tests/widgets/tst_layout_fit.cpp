@@ -69,6 +69,7 @@ QPalette darkPalette() {
   p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
   p.setColor(QPalette::WindowText, QColor(0xee, 0xee, 0xee));
   p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+  p.setColor(QPalette::AlternateBase, QColor(0x26, 0x26, 0x26));
   p.setColor(QPalette::Text, QColor(0xf0, 0xf0, 0xf0));
   p.setColor(QPalette::Mid, QColor(0x55, 0x55, 0x55));
   p.setColor(QPalette::Button, QColor(0x35, 0x35, 0x35));

@@ -294,6 +294,8 @@ void HistogramChart::fitTicks() {
     widest = std::max(widest, fm.horizontalAdvance(QString::asprintf("%.4g", v)));
   const int room = std::max(1, int(m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : width() - 60));
   x->setTickCount(std::clamp(room / (widest + 12) + 1, 2, 5));
+  // The last label is centred on the plot's right edge: half of it needs a margin.
+  m_chart->setMargins(QMargins(2, 2, std::max(2, widest / 2), 2));
   // As many count ticks as the height has room for (a label every two lines or so).
   const auto ys = m_chart->axes(Qt::Vertical);
   auto* y = ys.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(ys.front());

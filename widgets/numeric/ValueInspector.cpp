@@ -305,7 +305,7 @@ void ValueInspector::sizeColumns() {
   // Each column as wide as the first rows' texts and its title, a float's usual text at most
   // (wider cells elide): narrow coordinates, so the first features show beside them.
   const QFontMetrics fm = m_table->fontMetrics();
-  const int cap = fm.horizontalAdvance(QStringLiteral("-0.000123456")) + 12;
+  const int cap = fm.horizontalAdvance(QStringLiteral("-0.00012345678")) + 12; // a float's longest text
   const int rows = std::min(m_rows->rowCount(), 64);
   QHeaderView* header = m_table->horizontalHeader();
   const QFontMetrics headerFm = header->fontMetrics();
