@@ -35,6 +35,8 @@
 #include <QScreen>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QAction>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest/QSignalSpy>
@@ -102,6 +104,7 @@ private Q_SLOTS:
   void legendAndCanvasFollowThePalette();
   void firstStartLeavesTheGraphUncovered();
   void valuesTableShowsCoordinatesAndFeatures();
+  void statusMessageKeepsItsRoom();
 };
 
 void TestLayoutFit::initTestCase() {
@@ -298,6 +301,33 @@ void TestLayoutFit::valuesTableShowsCoordinatesAndFeatures() {
   }
   QVERIFY2(width <= table->viewport()->width() + table->verticalHeader()->width(),
            qPrintable(QStringLiteral("%1 px of columns in a %2 px table").arg(width).arg(table->width())));
+}
+
+void TestLayoutFit::statusMessageKeepsItsRoom() {
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(openAndWait(*window.session(), QStringLiteral("example:chain:3")));
+  window.action(QStringLiteral("view.overlayAccuracy"))->trigger(); // its legend joins the permanent labels
+  QTest::qWait(50);
+  QStatusBar* bar = window.statusBar();
+  const QString message = QStringLiteral("Reloaded chain.ltfx: 9 nodes (were 17); breakpoints: kept 1 of 2; the "
+                                         "selected node and module kept; inputs as they were");
+  bar->showMessage(message);
+  QTest::qWait(50);
+  // The permanent widgets start right of the message's room: all of it, or two thirds of the bar.
+  int left = bar->width();
+  for (QWidget* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+    if (w->isVisible() && w->width() > 0) left = std::min(left, w->x());
+  const int wanted = std::min(bar->fontMetrics().horizontalAdvance(message), bar->width() * 2 / 3);
+  QVERIFY2(left >= wanted, qPrintable(QStringLiteral("message room %1 px, wanted %2 px").arg(left).arg(wanted)));
+  QVERIFY(window.minimumSizeHint().width() <= screenRoom().width());
+  // Without a message the labels take their room again.
+  bar->clearMessage();
+  QTest::qWait(50);
+  auto* legend = bar->findChild<QLabel*>(QStringLiteral("overlayLegend"));
+  QVERIFY(legend);
+  QCOMPARE(legend->maximumWidth(), QWIDGETSIZE_MAX);
 }
 
 // Runs the tests on a 1600 × 1000 offscreen screen, then again at QT_SCALE_FACTOR=1.5.
