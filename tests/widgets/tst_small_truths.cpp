@@ -96,6 +96,12 @@ private:
   int m_count = 0;
 };
 
+/// With LATTICE_FIT_SHOTS=DIR, saves what `w` shows as DIR/NAME.png (to look at).
+void shot(QWidget* w, const QString& name) {
+  const QString dir = qEnvironmentVariable("LATTICE_FIT_SHOTS");
+  if (!dir.isEmpty()) w->grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+}
+
 } // namespace
 
 class TestSmallTruths : public QObject {
@@ -218,6 +224,8 @@ void TestSmallTruths::documentationWindowWithoutUrlHandler() {
     }
   QVERIFY(!heading.isEmpty());
   QVERIFY2(docs->browser()->toPlainText().contains(heading), qPrintable(heading));
+  QVERIFY(QTest::qWaitForWindowExposed(docs));
+  shot(docs, QStringLiteral("documentation"));
   // F1 again raises the same window.
   window.action(QStringLiteral("help.documentation"))->trigger();
   QCOMPARE(window.documentationWindow(), docs);
@@ -260,6 +268,7 @@ void TestSmallTruths::replaceIsNotAskedForAnUnwritableTarget() {
   dialog.show();
   QVERIFY(QTest::qWaitForWindowExposed(&dialog));
   dialog.setTargetDirectory(existing);
+  shot(&dialog, QStringLiteral("export-dialog"));
   MessageBoxWatch boxes;
   dialog.startExport();
   QVERIFY(waitFor([&] { return boxes.count() == 1; }, 5000));
