@@ -16,10 +16,12 @@
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "WeightsLoader.h"
+#include "WindowFit.h"
 #include "artifactview/ArtifactDocument.h"
 #include "artifactview/ArtifactTabs.h"
 #include "artifactview/ArtifactView.h"
 #include "graph/GraphView.h"
+#include "help/DocumentationWindow.h"
 #include "help/HelpDialogs.h"
 #include "model/Examples.h"
 #include "numeric/NumericRun.h"
@@ -109,9 +111,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createMenus();
   adoptDocument(m_model);
   createToolBar();
+  // The model line is a normal widget: a message replaces it. The permanent widgets on the
+  // right never widen the window and leave a message most of the bar (fitStatusBar).
   statusBar()->addWidget(m_model->modelLine(), 1);
-  for (QWidget* w : m_model->statusWidgets())
+  m_model->modelLine()->setMinimumWidth(0);
+  m_model->modelLine()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  for (QWidget* w : m_model->statusWidgets()) {
+    if (qobject_cast<QLabel*>(w)) w->setMinimumWidth(w->fontMetrics().averageCharWidth() * 6);
     statusBar()->addPermanentWidget(w);
+  }
+  statusBar()->installEventFilter(this);
+  connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::fitStatusBar);
   connectSession();
   readSettings();
   // After readSettings: a dock takes its saved place when the layout has one.
@@ -126,6 +136,7 @@ MainWindow::~MainWindow() {
   // whose undo stack emits indexChanged as it is cleared; docks report their visibility): none
   // of them reaches this window, its layout watcher or the model tab any more.
   m_docks->stop();
+  statusBar()->removeEventFilter(this);
   m_model->detach();
   for (QObject* child : findChildren<QObject*>())
     disconnect(child, nullptr, this, nullptr);
@@ -320,18 +331,50 @@ void MainWindow::showShortcuts() {
   m_shortcuts->activateWindow();
 }
 
+DocumentationWindow* MainWindow::documentationWindow() const {
+  return m_documentation;
+}
+
 void MainWindow::openDocumentation() {
   // The installed copy first, then the source tree's (a build run from its tree).
   const QString appDir = QCoreApplication::applicationDirPath();
   const QStringList candidates = {appDir + QStringLiteral("/../share/doc/lattice-studio/README.md"),
                                   QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
   for (const QString& path : candidates) {
-    if (QFileInfo::exists(path)) {
-      QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()));
-      return;
+    if (!QFileInfo::exists(path)) continue;
+    const QString file = QFileInfo(path).canonicalFilePath();
+    const QUrl url = QUrl::fromLocalFile(file);
+    if (m_urlOpener ? m_urlOpener(url) : QDesktopServices::openUrl(url)) return;
+    // No handler for local files (a bare X session, a container): the studio shows it.
+    if (!m_documentation) {
+      m_documentation = new DocumentationWindow(file, this);
+      m_documentation->setAttribute(Qt::WA_DeleteOnClose);
     }
+    m_documentation->show();
+    m_documentation->raise();
+    m_documentation->activateWindow();
+    return;
   }
   statusBar()->showMessage(tr("The documentation is not installed (README.md not found)"), 5000);
+}
+
+void MainWindow::fitStatusBar() {
+  QStatusBar* bar = statusBar();
+  QList<QWidget*> labels;
+  for (QWidget* w : m_model->statusWidgets())
+    if (qobject_cast<QLabel*>(w) && !w->isHidden()) labels << w;
+  if (labels.isEmpty()) return;
+  // A message keeps the room it needs, up to two thirds of the bar; the labels share the rest.
+  const QString message = bar->currentMessage();
+  const int wanted = message.isEmpty() ? 0 : bar->fontMetrics().horizontalAdvance(message) + 24;
+  const int rest = bar->width() - std::min(wanted, bar->width() * 2 / 3) - 24;
+  const int each = message.isEmpty() ? QWIDGETSIZE_MAX : std::max(rest / int(labels.size()), labels.front()->minimumWidth());
+  for (QWidget* w : labels) w->setMaximumWidth(each);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == statusBar() && event->type() == QEvent::Resize) fitStatusBar();
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::createToolBar() {
@@ -544,7 +587,11 @@ void MainWindow::readSettings() {
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
   m_docks->setRestoredLayout(restoreState(s.value(QStringLiteral("window/state")).toByteArray()));
-  if (s.value(QStringLiteral("window/geometry")).isNull()) resize(1500, 950);
+  if (s.value(QStringLiteral("window/geometry")).isNull()) {
+    // First start: most of the screen, never more than it.
+    const QRect room = availableScreenRect(this);
+    resize(std::min(1500, room.width() - 16), std::min(950, room.height() - 48));
+  }
   m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
   m_lastArtifact = s.value(QStringLiteral("paths/lastArtifact"), m_artifacts->rememberedExport()).toString();
   m_model->readSettings(s);

@@ -27,12 +27,14 @@ class QFrame;
 class QMenu;
 class QTabWidget;
 class QToolBar;
+class QUrl;
 
 namespace lattice::studio {
 
 class ArtifactTabs;
 class ArtifactView;
 class ChangedOnDiskBar;
+class DocumentationWindow;
 class CompareView;
 class FileChangeWatcher;
 class GraphView;
@@ -72,8 +74,14 @@ public:
   void showShortcuts();
   /// The Help ▸ Keyboard Shortcuts window once shown, else null.
   ShortcutsDialog* shortcutsDialog() const { return m_shortcuts; }
-  /// Help ▸ Documentation: opens the README (installed copy, else the source tree's).
+  /// Help ▸ Documentation: opens the README (installed copy, else the source tree's) with the
+  /// desktop's handler, or in a DocumentationWindow when there is none.
   void openDocumentation();
+  /// How openDocumentation hands a file to the desktop (QDesktopServices::openUrl); false: it
+  /// could not, the window shows it. A seam for tests.
+  void setUrlOpener(std::function<bool(const QUrl&)> opener) { m_urlOpener = std::move(opener); }
+  /// The documentation window once shown, else null.
+  DocumentationWindow* documentationWindow() const;
   /// Replaces the built-in File ▸ Open Artifact… viewer (an ArtifactView tab).
   void setArtifactOpener(std::function<void(const QString& directory)> opener) {
     m_artifactOpener = std::move(opener);
@@ -135,6 +143,7 @@ public:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -172,6 +181,8 @@ private:
   void updateModelTabVisibility();
   QAction* makeAction(const QString& id, const QString& text, const QKeySequence& shortcut = {});
   void updateTitle();
+  /// The status bar's permanent labels leave a message the room it needs (up to two thirds).
+  void fitStatusBar();
 
   StudioSession* m_session = nullptr;
   NumericRun* m_numeric = nullptr;
@@ -185,6 +196,8 @@ private:
   RecentFiles* m_recent = nullptr;
   QMenu* m_panelsMenu = nullptr;
   ShortcutsDialog* m_shortcuts = nullptr;
+  QPointer<DocumentationWindow> m_documentation;
+  std::function<bool(const QUrl&)> m_urlOpener;
   QToolBar* m_debugBar = nullptr; ///< the model tab's tool bar (hidden off the model tab)
   PanelDocks* m_docks = nullptr;
   bool m_modelTabActive = true;

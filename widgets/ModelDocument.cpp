@@ -438,6 +438,11 @@ void ModelDocument::createNumericActions() {
   connect(m_numeric, &NumericRun::stateChanged, this, &ModelDocument::onNumericStateChanged);
   connect(m_numeric, &NumericRun::valuesChanged, this, &ModelDocument::updateActions);
   connect(m_numeric, &NumericRun::failed, this, [this](const QString& node, const QString& message) {
+    // The user's own cancel is no failure: no node to show, nothing in red.
+    if (message == NumericRun::tr("cancelled")) {
+      Q_EMIT statusMessage(tr("Run cancelled"), 8000);
+      return;
+    }
     if (!node.isEmpty()) m_session->selectNode(node);
     Q_EMIT statusMessage(tr("Run failed: %1").arg(message.section(QLatin1Char('\n'), 0, 0)), 15000);
   });

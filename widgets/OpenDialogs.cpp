@@ -28,19 +28,36 @@ QString chooseChainExample(QWidget* parent) {
   return ok ? QStringLiteral("example:chain:") + QString::number(blocks) : QString();
 }
 
-QString chooseArtifact(QWidget* parent, const QString& lastArtifact, const QString& lastDirectory) {
-  QFileDialog dialog(parent, tr("Open Artifact (.lattice directory)"));
-  dialog.setFileMode(QFileDialog::Directory);
-  dialog.setOption(QFileDialog::ShowDirsOnly);
-  const QFileInfo last(lastArtifact);
-  if (!lastArtifact.isEmpty() && last.exists()) {
-    dialog.setDirectory(last.absolutePath());
-    dialog.selectFile(last.fileName());
-  } else {
-    dialog.setDirectory(lastDirectory);
+ArtifactFileDialog::ArtifactFileDialog(QWidget* parent, const QString& directory)
+    : QFileDialog(parent, tr("Open Artifact (.lattice directory or .mlir file)"), directory) {
+  setObjectName(QStringLiteral("artifactFileDialog"));
+  setOption(QFileDialog::DontUseNativeDialog); // native dialogs cannot choose both kinds
+  setFileMode(QFileDialog::ExistingFile);
+  setNameFilters({tr("Artifacts (*.lattice *.mlir)"), tr("All files (*)")});
+}
+
+void ArtifactFileDialog::accept() {
+  const QString first = selectedFiles().value(0);
+  if (QFileInfo(first).isDir() && isArtifactPath(first)) {
+    m_chosen = first;
+    QDialog::accept();
+    return;
   }
-  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return {};
-  return dialog.selectedFiles().front();
+  QFileDialog::accept(); // a file closes the dialog; any other directory is entered
+  if (result() != QDialog::Accepted) return;
+  m_chosen = selectedFiles().value(0);
+  // A file inside an artifact (its graph.mlir) stands for the artifact, as a drop of it does.
+  const QFileInfo info(m_chosen);
+  if (isArtifactPath(info.absolutePath())) m_chosen = info.absolutePath();
+}
+
+QString chooseArtifact(QWidget* parent, const QString& lastArtifact, const QString& lastDirectory) {
+  const QFileInfo last(lastArtifact);
+  const bool hasLast = !lastArtifact.isEmpty() && last.exists();
+  ArtifactFileDialog dialog(parent, hasLast ? last.absolutePath() : lastDirectory);
+  if (hasLast) dialog.selectFile(last.fileName());
+  if (dialog.exec() != QDialog::Accepted) return {};
+  return dialog.chosen();
 }
 
 QString droppedReference(const QString& path) {

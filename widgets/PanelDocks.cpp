@@ -9,6 +9,8 @@
 #include <QSettings>
 #include <QTimer>
 
+#include <algorithm>
+
 namespace lattice::studio {
 
 namespace {
@@ -108,8 +110,11 @@ void PanelDocks::applyDefaultSizes() {
   for (const auto& [dock, area] : std::as_const(m_defaultAreas)) {
     if (!dock) continue;
     const bool vertical = area == Qt::TopDockWidgetArea || area == Qt::BottomDockWidgetArea;
+    // The right panels (inspector, values) need room for a table of a few columns; on a small
+    // screen they take up to a third.
+    const int w = m_window->width();
     const int extent = vertical ? m_window->height() * 3 / 10
-                                : (area == Qt::LeftDockWidgetArea ? m_window->width() / 5 : m_window->width() / 4);
+                                : (area == Qt::LeftDockWidgetArea ? w / 5 : std::max(w / 4, std::min(300, w / 3)));
     m_window->resizeDocks({dock.data()}, {extent}, vertical ? Qt::Vertical : Qt::Horizontal);
   }
   m_defaultAreas.clear();

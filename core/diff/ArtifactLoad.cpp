@@ -8,11 +8,18 @@
 #include "mlir/MlirParser.h"
 #include "verify/ArtifactValidation.h"
 
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+
 namespace lattice {
 namespace {
 
 Expected<ArtifactGraph> parseGraph(const std::string& file) {
   ArtifactParseResult parsed = readArtifactGraphFile(file, file);
+  // Not read at all (a permission): "FILE: cannot read file: REASON", as a model's reader says.
+  if (!parsed.ok() && !parsed.error.loc.valid() && parsed.error.message.rfind("cannot read file", 0) == 0)
+    return makeError(file + ": " + parsed.error.message);
   if (!parsed.ok()) {
     std::string where;
     if (parsed.error.loc.valid())
@@ -37,7 +44,12 @@ Expected<LoadedArtifact> loadArtifact(const std::string& path) {
     return makeError("'" + path + "' is neither an artifact directory nor a graph file");
 
   const std::string graphPath = artifactFilePath(path, kArtifactGraphFile);
-  if (!isRegularFilePath(graphPath)) return makeError("artifact '" + path + "' has no graph.mlir");
+  if (!isRegularFilePath(graphPath)) {
+    struct stat st {};
+    if (::stat(graphPath.c_str(), &st) != 0 && errno != ENOENT)
+      return makeError(graphPath + ": cannot read file: " + std::strerror(errno));
+    return makeError("artifact '" + path + "' has no graph.mlir");
+  }
   Expected<ArtifactGraph> graph = parseGraph(graphPath);
   if (!graph) return graph.error();
   out.graph = std::move(*graph);

@@ -11,6 +11,8 @@
 #include "mlir/MlirParserImpl.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <new>
 #include <sys/stat.h>
@@ -443,14 +445,17 @@ ArtifactParseResult readArtifactGraphFile(const std::string& path, std::string d
                                           const ReaderLimits& limits) {
   if (displayName.empty()) displayName = path;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return failure(displayName, {}, "cannot read file: no such file");
+  if (::stat(path.c_str(), &st) != 0)
+    return failure(displayName, {},
+                   errno == ENOENT ? "cannot read file: no such file" : "cannot read file: " + std::string(std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) return failure(displayName, {}, "cannot read file: not a regular file");
   if (static_cast<std::uint64_t>(st.st_size) > limits.maxBytes)
     return failure(displayName, {},
                    "file is larger than the reader limit (" + std::to_string(st.st_size) + " > " +
                        std::to_string(limits.maxBytes) + " bytes)");
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return failure(displayName, {}, "cannot read file");
+  if (!in) return failure(displayName, {}, "cannot read file: " + std::string(std::strerror(errno ? errno : EIO)));
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(in.gcount()));

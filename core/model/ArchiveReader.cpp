@@ -17,7 +17,9 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -589,20 +591,26 @@ Expected<Model> parseArchiveJson(const std::string& jsonText, const std::string&
 Expected<Model> readArchive(const std::string& dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return makeError(dir + ": no such archive directory");
+  // A permission problem reads as the artifact reader words it: "FILE: cannot read file: REASON".
+  if (!fs::exists(dir, ec))
+    return makeError(ec ? dir + ": cannot read file: " + ec.message() : dir + ": no such archive directory");
   if (!fs::is_directory(dir, ec))
     return makeError(dir + ": not a directory (an .ltfx archive is a directory with model.json and weights.safetensors)");
   const fs::path jsonPath = fs::path(dir) / "model.json";
-  if (!fs::exists(jsonPath, ec)) return makeError(dir + ": missing model.json");
+  if (!fs::exists(jsonPath, ec))
+    return makeError(ec ? jsonPath.string() + ": cannot read file: " + ec.message() : dir + ": missing model.json");
   // The size first: a file over the limit is refused before it is read, and no more than the
   // size found is read (a file that grows meanwhile is cut there and parsed as it is).
   const std::uintmax_t size = fs::file_size(jsonPath, ec);
-  if (ec) return makeError(jsonPath.string() + ": cannot read the file (" + ec.message() + ")");
+  if (ec) return makeError(jsonPath.string() + ": cannot read file: " + ec.message());
   if (size > kMaxArchiveJsonBytes) return makeError(sizeError(jsonPath.string(), size));
+  errno = 0;
   std::ifstream in(jsonPath, std::ios::binary);
+  if (!in.is_open())
+    return makeError(jsonPath.string() + ": cannot read file: " + std::strerror(errno ? errno : EIO));
   std::string text(static_cast<std::size_t>(size), '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad() || (!in && !in.eof())) return makeError(jsonPath.string() + ": cannot read the file");
+  if (in.bad() || (!in && !in.eof())) return makeError(jsonPath.string() + ": cannot read file: read error");
   text.resize(static_cast<std::size_t>(in.gcount()));
 
   const fs::path weightsPath = fs::path(dir) / "weights.safetensors";

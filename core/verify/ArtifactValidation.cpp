@@ -6,6 +6,8 @@
 #include "dialect/ArtifactFiles.h"
 #include "verify/ArtifactVerifier.h"
 
+#include <cerrno>
+#include <cstring>
 #include <sys/stat.h>
 
 namespace lattice {
@@ -44,6 +46,11 @@ ArtifactValidation validateArtifact(const std::string& path, const ReaderLimits&
   const std::string weightsPath = artifactFilePath(path, kArtifactWeightFile);
   const bool haveGraph = isRegularFilePath(graphPath);
   const bool haveWeights = isRegularFilePath(weightsPath);
+  // A directory that cannot be searched hides its files: that is the error, not their absence.
+  if (struct stat st {}; !haveGraph && ::stat(graphPath.c_str(), &st) != 0 && errno == EACCES) {
+    ioError(graphPath, "cannot read file: " + std::string(std::strerror(errno)));
+    return out;
+  }
   if (!haveGraph) ioError(path, "lattice artifact is missing graph.mlir");
   if (!haveWeights) ioError(path, "lattice artifact is missing weights.safetensors");
   if (haveGraph) parseAndVerify(graphPath, limits, out);

@@ -1,6 +1,7 @@
 // ArtifactRun: an opened artifact run on the CPU runtime, the run bar, and its overlay colours.
 #include "artifactview/ArtifactRun.h"
 
+#include "ElidedLabel.h"
 #include "numeric/NumericOverlay.h"
 
 #include <QComboBox>
@@ -10,6 +11,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -35,6 +37,108 @@ QString toQ(const std::string& s) { return QString::fromStdString(s); }
 
 enum InputsItem { RandomInputs = 0, FileInputs = 1 };
 
+/// Lays its widgets out in rows, left to right, wrapping when the next one does not fit; the
+/// last widget (the result line) takes the rest of its row, or a row of its own when less than
+/// its size hint (or a third of the width) is left. Its minimum width is its widest widget's.
+class FlowLayout : public QLayout {
+public:
+  explicit FlowLayout(QWidget* parent) : QLayout(parent) {}
+  ~FlowLayout() override {
+    while (QLayoutItem* item = takeAt(0))
+      delete item;
+  }
+  void addItem(QLayoutItem* item) override { m_items << item; }
+  int count() const override { return int(m_items.size()); }
+  QLayoutItem* itemAt(int index) const override { return m_items.value(index); }
+  QLayoutItem* takeAt(int index) override {
+    return index >= 0 && index < m_items.size() ? m_items.takeAt(index) : nullptr;
+  }
+  Qt::Orientations expandingDirections() const override { return {}; }
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override { return arrange(QRect(0, 0, width, 0), false); }
+  void setGeometry(const QRect& rect) override {
+    QLayout::setGeometry(rect);
+    arrange(rect, true);
+  }
+  QSize sizeHint() const override { // one row
+    int w = 0, h = 0;
+    for (QLayoutItem* item : m_items) {
+      if (item->isEmpty()) continue;
+      w += item->sizeHint().width() + (w ? spacingX() : 0);
+      h = std::max(h, item->sizeHint().height());
+    }
+    const QMargins m = contentsMargins();
+    return {w + m.left() + m.right(), h + m.top() + m.bottom()};
+  }
+  QSize minimumSize() const override {
+    int w = 0, h = 0;
+    for (QLayoutItem* item : m_items) {
+      if (item->isEmpty()) continue;
+      w = std::max(w, item->minimumSize().width());
+      h = std::max(h, item->minimumSize().height());
+    }
+    const QMargins m = contentsMargins();
+    return {w + m.left() + m.right(), h + m.top() + m.bottom()};
+  }
+
+private:
+  int spacingX() const { return spacing() >= 0 ? spacing() : 6; }
+
+  /// Places the items in `rect` (when `apply`); the height they take.
+  int arrange(const QRect& rect, bool apply) const {
+    const QRect area = rect.marginsRemoved(contentsMargins());
+    struct Placed {
+      QLayoutItem* item;
+      int x, width, row;
+    };
+    QList<Placed> placed;
+    QList<int> rowHeights{0};
+    int x = area.left();
+    QLayoutItem* last = nullptr;
+    for (QLayoutItem* item : m_items)
+      if (!item->isEmpty()) last = item;
+    for (QLayoutItem* item : m_items) {
+      if (item->isEmpty()) continue;
+      const QSize hint = item->sizeHint();
+      const int left = area.right() + 1 - x;
+      int width = std::min(hint.width(), area.width());
+      if (item == last) {
+        const bool fits = left >= std::min(hint.width(), std::max(area.width() / 3, item->minimumSize().width()));
+        if (!fits && x > area.left()) {
+          x = area.left();
+          rowHeights << 0;
+        }
+        width = std::max(area.right() + 1 - x, item->minimumSize().width());
+      } else if (x > area.left() && width > left) {
+        x = area.left();
+        rowHeights << 0;
+      }
+      width = std::max(width, item->minimumSize().width());
+      placed.push_back({item, x, width, int(rowHeights.size()) - 1});
+      rowHeights.back() = std::max(rowHeights.back(), hint.height());
+      x += width + spacingX();
+    }
+    constexpr int kRowGap = 2;
+    int height = 0;
+    QList<int> rowTop;
+    for (int row = 0; row < rowHeights.size(); ++row) {
+      if (row) height += kRowGap;
+      rowTop << area.top() + height;
+      height += rowHeights[row];
+    }
+    if (apply)
+      for (const Placed& p : placed) {
+        const int h = std::min(p.item->sizeHint().height(), rowHeights[p.row]);
+        p.item->setGeometry(QRect(p.x, rowTop[p.row] + (rowHeights[p.row] - h) / 2, p.width, h));
+      }
+    const QMargins m = contentsMargins();
+    return std::max(height, 0) + m.top() + m.bottom();
+  }
+
+  QList<QLayoutItem*> m_items;
+};
+
+
 } // namespace
 
 // --- the bar ------------------------------------------------------------------------------------
@@ -51,7 +155,7 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_inputs->addItem(tr("Random points"));
   m_inputs->addItem(tr("Inputs file…"));
   m_inputs->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_inputs->setMinimumContentsLength(18);
+  m_inputs->setMinimumContentsLength(14);
   m_points = new QSpinBox(this);
   m_points->setObjectName(QStringLiteral("artifactRunPoints"));
   m_points->setRange(1, 10'000'000);
@@ -68,7 +172,8 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_expectedButton->setToolTip(tr("An expected-outputs .safetensors to check the outputs against "
                                    "(right-click: none)"));
   m_expectedButton->setContextMenuPolicy(Qt::CustomContextMenu);
-  m_expectedLabel = new QLabel(this);
+  m_expectedLabel = new ElidedLabel(this);
+  m_expectedLabel->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
   auto* validator = new QDoubleValidator(0.0, 1e6, 12, this);
   validator->setNotation(QDoubleValidator::ScientificNotation);
   m_rtol = new QLineEdit(QStringLiteral("1e-05"), this);
@@ -92,28 +197,30 @@ ArtifactRunBar::ArtifactRunBar(QWidget* parent) : QWidget(parent) {
   m_progressBar->setMaximumWidth(140);
   m_progressBar->setFormat(tr("ops %v / %m"));
   m_progressBar->hide();
-  m_status = new QLabel(this);
+  m_status = new ElidedLabel(this);
   m_status->setObjectName(QStringLiteral("artifactRunStatus"));
-  m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // The result line takes the room the controls leave (its full text is also its tooltip's head).
-  m_status->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // The result line takes the room the controls leave, elided (its full text is its tooltip's head).
   m_status->setMinimumWidth(120);
 
-  auto* layout = new QHBoxLayout(this);
+  // The controls wrap onto a second row rather than widen the window; the result line takes
+  // the rest of its row, or a row of its own, elided.
+  const auto group = [this](std::initializer_list<QWidget*> widgets) {
+    auto* box = new QWidget(this);
+    auto* row = new QHBoxLayout(box);
+    row->setContentsMargins(0, 0, 0, 0);
+    for (QWidget* w : widgets) {
+      w->setParent(box);
+      row->addWidget(w);
+    }
+    return box;
+  };
+  QWidget* expected = group({m_expectedButton, m_expectedLabel});
+  m_tolerances = group({new QLabel(tr("rtol"), this), m_rtol, new QLabel(tr("atol"), this), m_atol});
+  auto* layout = new FlowLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
-  layout->addWidget(m_runButton);
-  layout->addWidget(m_inputs);
-  layout->addWidget(m_points);
-  layout->addWidget(m_seed);
-  layout->addWidget(m_expectedButton);
-  layout->addWidget(m_expectedLabel);
-  layout->addWidget(new QLabel(tr("rtol"), this));
-  layout->addWidget(m_rtol);
-  layout->addWidget(new QLabel(tr("atol"), this));
-  layout->addWidget(m_atol);
-  layout->addWidget(m_overlay);
-  layout->addWidget(m_progressBar);
-  layout->addWidget(m_status, 1);
+  for (QWidget* w : std::initializer_list<QWidget*>{m_runButton, m_inputs, m_points, m_seed, expected, m_tolerances,
+                                                    m_overlay, m_progressBar, m_status})
+    layout->addWidget(w);
 
   QSettings settings;
   m_points->setValue(settings.value(QStringLiteral("artifactRun/points"), 1000).toInt());
@@ -301,6 +408,8 @@ void ArtifactRunBar::updateWidgets() {
   m_seed->setVisible(random);
   m_expectedLabel->setText(m_expectedFile.isEmpty() ? tr("no golden") : QFileInfo(m_expectedFile).fileName());
   m_expectedLabel->setToolTip(m_expectedFile);
+  // Tolerances matter only against a golden.
+  m_tolerances->setVisible(!m_expectedFile.isEmpty());
   for (QWidget* w : std::initializer_list<QWidget*>{m_inputs, m_points, m_seed, m_expectedButton, m_rtol, m_atol})
     w->setEnabled(!m_running);
 }

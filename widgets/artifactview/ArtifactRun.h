@@ -28,6 +28,8 @@ class QToolButton;
 
 namespace lattice::studio {
 
+class ElidedLabel;
+
 enum class ArtifactOverlay { Categories, Time, Accuracy };
 
 /// The run bar of an ArtifactView: inputs, golden, Run / Cancel, progress, the result line and
@@ -87,12 +89,13 @@ private:
   QSpinBox* m_points;
   QSpinBox* m_seed;
   QToolButton* m_expectedButton;
-  QLabel* m_expectedLabel;
+  ElidedLabel* m_expectedLabel;
+  QWidget* m_tolerances; ///< rtol and atol with their labels (shown with a golden)
   QLineEdit* m_rtol;
   QLineEdit* m_atol;
   QComboBox* m_overlay;
   QProgressBar* m_progressBar;
-  QLabel* m_status;
+  ElidedLabel* m_status;
   class QTimer* m_poll;
 };
 

@@ -3,6 +3,8 @@
 
 #include "artifactview/ArtifactView.h"
 
+#include "ElidedLabel.h"
+
 #include "artifactview/ArtifactDiagnosticsModel.h"
 #include "artifactview/ArtifactGraphView.h"
 #include "artifactview/ArtifactRun.h"
@@ -42,7 +44,7 @@ QStringList storageKeyCandidates(const QString& key) {
 } // namespace
 
 ArtifactView::ArtifactView(QWidget* parent) : StudioDocument(parent) {
-  m_header = new QLabel(this);
+  m_header = new ElidedLabel(this); // a long path never widens the window
   m_header->setTextFormat(Qt::RichText);
   m_header->setContentsMargins(8, 4, 8, 4);
   m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -60,6 +62,7 @@ ArtifactView::ArtifactView(QWidget* parent) : StudioDocument(parent) {
   m_overlayLegend->setObjectName(QStringLiteral("artifactOverlayLegend"));
   m_overlayLegend->setTextFormat(Qt::RichText);
   m_overlayLegend->setContentsMargins(6, 0, 6, 0);
+  m_overlayLegend->setWordWrap(true);
   m_overlayLegend->hide();
   m_searchBar = new GraphSearchBar(graphSide);
   m_searchBar->setPlaceholderText(tr("op, SSA value, type or attribute"));

@@ -46,6 +46,7 @@ constexpr int kMaxMarkedPoints = 300;
 
 DataFlowChart::DataFlowChart(QWidget* parent) : QWidget(parent), m_valueTitle(tr("relative L2 error")) {
   m_chart = new QChart();
+  if (palette::dark()) m_chart->setTheme(QChart::ChartThemeDark); // a light chart would glare
   m_chart->legend()->hide();
   m_chart->setBackgroundRoundness(0);
   m_chart->setMargins(QMargins(2, 2, 2, 2));
@@ -100,6 +101,10 @@ void DataFlowChart::setLogScale(bool on) {
 
 void DataFlowChart::setTitle(const QString& title) {
   m_chart->setTitle(title);
+}
+
+QString DataFlowChart::title() const {
+  return m_chart->title();
 }
 
 void DataFlowChart::setValueTitle(const QString& title) {

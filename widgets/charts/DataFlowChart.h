@@ -48,6 +48,7 @@ public:
   bool logScale() const { return m_log; }
   /// Titles of the chart and of the y axis (default "relative L2 error").
   void setTitle(const QString& title);
+  QString title() const;
   void setValueTitle(const QString& title);
   /// Shows `message` instead of the chart; an empty message shows the chart again (or the
   /// placeholder when there are no values).

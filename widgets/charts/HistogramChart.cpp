@@ -21,6 +21,7 @@
 #include <QStackedLayout>
 #include <QToolTip>
 #include <QValueAxis>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -33,9 +34,10 @@ QString edgeText(double value, int precision) {
   return QString::number(value, 'g', precision);
 }
 
-/// The tick step of a count axis up to `tallest`: 1, 2 or 5 × 10^k, at least 1.
-double countStep(std::uint64_t tallest) {
-  const double raw = std::max(1.0, static_cast<double>(tallest) / 5.0);
+/// The tick step of a count axis up to `tallest` in at most `intervals` steps: 1, 2 or 5 × 10^k,
+/// at least 1.
+double countStep(std::uint64_t tallest, int intervals = 5) {
+  const double raw = std::max(1.0, static_cast<double>(tallest) / std::max(1, intervals));
   const double decade = std::pow(10.0, std::floor(std::log10(raw)));
   for (double m : {1.0, 2.0, 5.0})
     if (raw <= m * decade) return m * decade;
@@ -47,6 +49,7 @@ double countStep(std::uint64_t tallest) {
 HistogramChart::HistogramChart(QWidget* parent)
     : QWidget(parent), m_placeholder(tr("Nothing to show")), m_valueTitle(tr("value")) {
   m_chart = new QChart();
+  if (palette::dark()) m_chart->setTheme(QChart::ChartThemeDark); // a light chart would glare
   m_chart->legend()->hide();
   m_chart->setBackgroundRoundness(0);
   m_chart->setMargins(QMargins(2, 2, 2, 2));
@@ -74,8 +77,22 @@ HistogramChart::HistogramChart(QWidget* parent)
   m_view->setRenderHint(QPainter::Antialiasing, false);
   m_view->setMinimumSize(160, 100);
 
+  // The title goes above the chart, wrapped: the chart would cut a long one.
+  auto* chartPage = new QWidget(this);
+  chartPage->setAutoFillBackground(true);
+  chartPage->setBackgroundRole(QPalette::Base);
+  m_titleLabel = new QLabel(chartPage);
+  m_titleLabel->setObjectName(QStringLiteral("histogramTitle"));
+  m_titleLabel->setWordWrap(true);
+  m_titleLabel->setAlignment(Qt::AlignCenter);
+  m_titleLabel->setFont(titleFont);
+  auto* chartLayout = new QVBoxLayout(chartPage);
+  chartLayout->setContentsMargins(0, 0, 0, 0);
+  chartLayout->setSpacing(0);
+  chartLayout->addWidget(m_titleLabel);
+  chartLayout->addWidget(m_view, 1);
   m_messageLabel = new QLabel(this);
-  m_stack = stackWithMessage(this, m_messageLabel, m_view);
+  m_stack = stackWithMessage(this, m_messageLabel, chartPage);
 
   connect(m_series, &QAreaSeries::hovered, this, [this](const QPointF& point, bool on) {
     if (on && !m_histogram.counts.empty())
@@ -125,7 +142,7 @@ void HistogramChart::setLogScale(bool on) {
 }
 
 QString HistogramChart::title() const {
-  return m_chart->title();
+  return m_titleLabel->text();
 }
 
 QList<qreal> HistogramChart::barValues() const {
@@ -164,6 +181,7 @@ void HistogramChart::styleAxes() {
 void HistogramChart::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   styleAxes();
+  fitTicks();
 }
 
 void HistogramChart::rebuild() {
@@ -175,13 +193,13 @@ void HistogramChart::rebuild() {
     m_chart->removeAxis(axis);
     delete axis;
   }
+  m_titleLabel->setText(m_hasData ? m_title : QString());
+  m_titleLabel->setVisible(!m_titleLabel->text().isEmpty());
   if (!m_hasData) {
-    m_chart->setTitle(QString());
     showMessagePage();
     return;
   }
   const runtime::Histogram& h = m_histogram;
-  m_chart->setTitle(m_title);
   if (h.counts.empty()) {
     m_messageLabel->setText(m_title.isEmpty() ? tr("No finite value to bin")
                                               : tr("%1\nNo finite value to bin").arg(m_title));
@@ -262,7 +280,31 @@ void HistogramChart::rebuild() {
   }
   m_zeroMarker->attachAxis(xAxis);
   m_zeroMarker->attachAxis(yAxis);
-  m_stack->setCurrentWidget(m_view);
+  fitTicks();
+  m_stack->setCurrentWidget(m_stack->widget(1));
+}
+
+void HistogramChart::fitTicks() {
+  const auto axes = m_chart->axes(Qt::Horizontal);
+  auto* x = axes.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(axes.front());
+  if (!x) return;
+  const QFontMetrics fm(x->labelsFont());
+  int widest = 0;
+  for (double v : {x->min(), x->max(), (x->min() + x->max()) / 2})
+    widest = std::max(widest, fm.horizontalAdvance(QString::asprintf("%.4g", v)));
+  const int room = std::max(1, int(m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : width() - 60));
+  x->setTickCount(std::clamp(room / (widest + 12) + 1, 2, 5));
+  // The last label is centred on the plot's right edge: half of it needs a margin.
+  m_chart->setMargins(QMargins(2, 2, std::max(2, widest / 2), 2));
+  // As many count ticks as the height has room for (a label every two lines or so).
+  const auto ys = m_chart->axes(Qt::Vertical);
+  auto* y = ys.isEmpty() ? nullptr : qobject_cast<QValueAxis*>(ys.front());
+  if (!y || m_histogram.counts.empty()) return;
+  const std::uint64_t tallest = *std::max_element(m_histogram.counts.begin(), m_histogram.counts.end());
+  const int plotHeight = m_chart->plotArea().height() > 0 ? int(m_chart->plotArea().height()) : height() - 60;
+  const double step = countStep(tallest, std::clamp(plotHeight / (2 * QFontMetrics(y->labelsFont()).height()), 1, 5));
+  y->setTickInterval(step);
+  y->setRange(0, std::max(1.0, std::ceil(static_cast<double>(tallest) / step)) * step);
 }
 
 } // namespace lattice::studio

@@ -82,7 +82,10 @@ private:
   bool m_log = false;
   bool m_hasData = false;
 
+  /// As many x ticks as their labels have room for (2 to 5).
+  void fitTicks();
   QStackedLayout* m_stack;
+  QLabel* m_titleLabel; ///< the title, wrapped above the chart (a chart's own title is cut)
   QLabel* m_messageLabel;
   QChartView* m_view;
   QChart* m_chart;

@@ -35,7 +35,7 @@ QFont legendFont() {
   return f;
 }
 
-void paintRow(QPainter& p, const Row& r, const QRect& area) {
+void paintRow(QPainter& p, const Row& r, const QRect& area, const QColor& text) {
   const QRectF sw(area.left(), area.top() + (area.height() - kSwatch) / 2.0, kSwatch, kSwatch);
   if (r.kind >= 0) {
     const NodeRoleStyle& s = roleStyle(static_cast<NodeRole>(r.kind));
@@ -59,7 +59,7 @@ void paintRow(QPainter& p, const Row& r, const QRect& area) {
     p.setBrush(roleStyle(NodeRole::Unsupported).border);
     p.drawPolygon(tri);
   }
-  p.setPen(QColor(0x30, 0x38, 0x40));
+  p.setPen(text);
   p.drawText(area.adjusted(kSwatch + kGap, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter, r.text);
 }
 } // namespace
@@ -111,15 +111,16 @@ QSize GraphLegend::sizeHint() const {
 void GraphLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  p.setPen(QPen(QColor(0xb8, 0xc0, 0xca), 1));
-  p.setBrush(QColor(255, 255, 255, 235));
+  p.setPen(QPen(palette::cardBorder(palette()), 1));
+  p.setBrush(palette::cardFill(palette()));
   p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+  const QColor text = palette::cardText(palette());
   QFont f = legendFont();
   const QFontMetrics fm(f);
   const int line = qMax(fm.height(), kSwatch) + 3;
   f.setBold(true);
   p.setFont(f);
-  p.setPen(QColor(0x30, 0x38, 0x40));
+  p.setPen(text);
   p.drawText(QRect(kPad, kPad, width() - 2 * kPad, line), Qt::AlignLeft | Qt::AlignVCenter, tr("Legend"));
   f.setBold(false);
   p.setFont(f);
@@ -127,7 +128,7 @@ void GraphLegend::paintEvent(QPaintEvent*) {
   for (const QVector<Row>& column : columnsOf(m_columns)) {
     int y = kPad + line;
     for (const Row& r : column) {
-      paintRow(p, r, QRect(x, y, columnWidth(fm, column), line));
+      paintRow(p, r, QRect(x, y, columnWidth(fm, column), line), text);
       y += line;
     }
     x += columnWidth(fm, column) + 2 * kPad;

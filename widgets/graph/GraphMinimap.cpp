@@ -95,8 +95,8 @@ void GraphMinimap::setMaximumExtent(const QSize& extent) {
 void GraphMinimap::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  p.setPen(QPen(QColor(0xb8, 0xc0, 0xca), 1));
-  p.setBrush(QColor(255, 255, 255, 235));
+  p.setPen(QPen(palette::cardBorder(palette()), 1));
+  p.setBrush(palette::cardFill(palette()));
   p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
   const QRectF t = target();
   if (m_cache.isNull() || t.isEmpty()) return;
@@ -113,6 +113,11 @@ void GraphMinimap::paintEvent(QPaintEvent*) {
   fill.setAlpha(40);
   p.setBrush(fill);
   p.drawRect(r);
+}
+
+void GraphMinimap::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) invalidate();
 }
 
 void GraphMinimap::moveViewTo(const QPointF& widgetPos) {

@@ -38,6 +38,8 @@ public Q_SLOTS:
 
 protected:
   void paintEvent(QPaintEvent* event) override;
+  /// A new palette (light / dark) renders the overview again.
+  void changeEvent(QEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
 

@@ -86,10 +86,18 @@ void GraphView::fitToView() {
   if (!scene()) return;
   const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   if (r.isEmpty()) return;
-  fitInView(r, Qt::KeepAspectRatio);
-  if (zoom() > 1.0) setZoom(1.0);
-  if (zoom() < kMinZoom) setZoom(kMinZoom);
-  centerOn(r.center());
+  // The overlays in the bottom corners keep their room: a strip under the graph or a column
+  // each side of it, whichever leaves the larger zoom.
+  QSizeF over;
+  for (const QWidget* w : {static_cast<QWidget*>(m_minimap), static_cast<QWidget*>(m_legend)})
+    if (!w->isHidden()) over = over.expandedTo(QSizeF(w->size()) + QSizeF(2 * kOverlayMargin, 2 * kOverlayMargin));
+  const QSizeF vp = viewport()->size();
+  const qreal below = qMin(vp.width() / r.width(), (vp.height() - over.height()) / r.height());
+  const qreal beside = qMin((vp.width() - 2 * over.width()) / r.width(), vp.height() / r.height());
+  const qreal fit = qBound(kMinZoom, qMax(below, beside), 1.0);
+  resetTransform();
+  setZoom(fit);
+  centerOn(below >= beside ? r.center() + QPointF(0, over.height() / 2 / fit) : r.center());
   Q_EMIT zoomChanged(zoom());
   Q_EMIT viewportMoved();
 }

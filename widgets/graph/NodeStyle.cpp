@@ -3,6 +3,8 @@
 
 #include "graph/NodeStyle.h"
 
+#include <QGuiApplication>
+
 #include "lowering/LoweringVerdicts.h"
 #include "fx/Node.h"
 #include "model/Model.h"
@@ -114,6 +116,9 @@ NodeLabel nodeLabel(const fx::Node& node, const Model* model) {
 }
 
 namespace palette {
+bool dark() {
+  return QGuiApplication::palette().color(QPalette::Base).lightness() < 128;
+}
 QColor current() {
   return QColor(0xff, 0x8c, 0x00);
 }
@@ -124,17 +129,30 @@ QColor failed() {
   return QColor(0xc6, 0x28, 0x28);
 }
 QColor selection() {
-  return QColor(0x1e, 0x64, 0xd8);
+  return dark() ? QColor(0x5c, 0x9d, 0xff) : QColor(0x1e, 0x64, 0xd8);
 }
 QColor searchHit() {
   return QColor(0xff, 0xd5, 0x4f);
 }
 QColor edge() {
-  return QColor(0x70, 0x78, 0x84);
+  return dark() ? QColor(0x9a, 0xa4, 0xb0) : QColor(0x70, 0x78, 0x84);
 }
 QColor background() {
-  return QColor(0xfa, 0xfa, 0xfb);
+  // Light: an off-white; dark: the palette's base a little lifted, so light node boxes read.
+  if (!dark()) return QColor(0xfa, 0xfa, 0xfb);
+  const QColor base = QGuiApplication::palette().color(QPalette::Base);
+  return base.lightness() < 24 ? QColor(0x1e, 0x20, 0x24) : base;
+}
+QColor cardFill(const QPalette& p) {
+  QColor c = p.color(QPalette::Base);
+  c.setAlpha(235);
+  return c;
+}
+QColor cardBorder(const QPalette& p) {
+  return p.color(QPalette::Mid);
+}
+QColor cardText(const QPalette& p) {
+  return p.color(QPalette::Text);
 }
 } // namespace palette
-
 } // namespace lattice::studio

@@ -4,6 +4,7 @@
 /// label lines items paint.
 
 #include <QColor>
+#include <QPalette>
 #include <QString>
 #include <QVector>
 
@@ -59,8 +60,10 @@ NodeLabel nodeLabel(const fx::Node& node, const Model* model);
 /// The qualified module type a call_module node calls; empty for other nodes or unknown modules.
 QString moduleTypeOf(const fx::Node& node, const Model* model);
 
-/// The colour of a role-independent state.
+/// The colour of a role-independent state. The canvas colours (background, edges, selection)
+/// follow the application palette: dark when its base colour is dark.
 namespace palette {
+bool dark();         ///< the application palette is a dark one
 QColor current();    ///< the interpreter's next node
 QColor breakpoint(); ///< breakpoint marker
 QColor failed();     ///< the node an error stopped at
@@ -68,6 +71,11 @@ QColor selection();  ///< selected outline
 QColor searchHit();  ///< search match halo
 QColor edge();       ///< edge stroke
 QColor background(); ///< scene background
+/// The translucent card under the legend and the minimap, its border and its text, from the
+/// widget palette `p`.
+QColor cardFill(const QPalette& p);
+QColor cardBorder(const QPalette& p);
+QColor cardText(const QPalette& p);
 } // namespace palette
 
 } // namespace lattice::studio

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <functional>
 
@@ -23,7 +24,7 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   m_source = new QButtonGroup(this);
   auto* random = new QRadioButton(tr("&Random points on surfaces, from the artifact's inputs"), this);
   auto* file = new QRadioButton(tr("&File (inputs.safetensors, as lattice-cli run --inputs reads it)"), this);
-  auto* recorded = new QRadioButton(tr("Re&corded inputs of the archive (exported with --record-activations)"), this);
+  auto* recorded = new QRadioButton(tr("Re&corded inputs of the archive (its inputs.safetensors)"), this);
   random->setObjectName(QStringLiteral("sourceRandom"));
   file->setObjectName(QStringLiteral("sourceFile"));
   recorded->setObjectName(QStringLiteral("sourceRecorded"));
@@ -41,10 +42,17 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   m_batch = new QSpinBox(this);
   m_batch->setObjectName(QStringLiteral("batch"));
   m_batch->setRange(1, 4096);
-  auto* randomForm = new QFormLayout;
-  randomForm->addRow(tr("Points per sparse input:"), m_points);
-  randomForm->addRow(tr("Seed:"), m_seed);
-  randomForm->addRow(tr("Batch size:"), m_batch);
+  // One row: the dialog stays short enough for a small screen.
+  auto* randomForm = new QHBoxLayout;
+  for (const auto& [text, box] : {std::pair{tr("&Points per sparse input:"), m_points}, std::pair{tr("S&eed:"), m_seed},
+                                  std::pair{tr("&Batch size:"), m_batch}}) {
+    auto* label = new QLabel(text, this);
+    label->setBuddy(box);
+    randomForm->addWidget(label);
+    randomForm->addWidget(box);
+    randomForm->addSpacing(8);
+  }
+  randomForm->addStretch(1);
 
   // A file field with its Browse… button; a file chosen there is applied like an edit.
   const auto fileField = [this](QLineEdit* edit, const QString& title, const std::function<void()>& applied) {
@@ -82,7 +90,6 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   // The golden for a run that has no recording: an expected-outputs file.
   m_expected = new QLineEdit(this);
   m_expected->setObjectName(QStringLiteral("expectedFile"));
-  m_expected->setPlaceholderText(tr("none: the archive's recorded activations, if any, are the golden"));
   m_expected->setClearButtonEnabled(true);
   const auto applyExpected = [this] { m_run->setExpectedOutputs(m_expected->text()); };
   connect(m_expected, &QLineEdit::editingFinished, this, applyExpected);
@@ -109,11 +116,9 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   auto* budgetRow = new QHBoxLayout;
   budgetRow->addWidget(budgetLabel);
   budgetRow->addWidget(budget);
-  budgetRow->addStretch(1);
-
-  auto* saveRow = new QHBoxLayout;
-  saveRow->addWidget(m_status, 1);
-  saveRow->addWidget(save);
+  budgetRow->addSpacing(12);
+  budgetRow->addWidget(m_status, 1);
+  budgetRow->addWidget(save);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -124,7 +129,6 @@ RunInputsEditor::RunInputsEditor(NumericRun* run, QWidget* parent) : QWidget(par
   layout->addWidget(recorded);
   layout->addLayout(expectedRow);
   layout->addLayout(budgetRow);
-  layout->addLayout(saveRow);
   connect(m_source, &QButtonGroup::idClicked, this, [this] {
     updateEnabled();
     apply();
@@ -140,7 +144,12 @@ void RunInputsEditor::showChoice() {
   if (m_showing) return;
   m_showing = true;
   const NumericRun::InputChoice c = m_run->inputChoice();
+  // The recorded inputs are offered only by a model that has them.
   m_source->button(int(NumericRun::InputSource::Recorded))->setEnabled(m_run->hasRecordedInputs());
+  m_source->button(int(NumericRun::InputSource::Recorded))->setVisible(m_run->hasRecordedInputs());
+  m_expected->setPlaceholderText(m_run->hasRecordedActivations()
+                                     ? tr("none: the archive's recorded activations are the golden")
+                                     : tr("none: the run is not checked"));
   m_source->button(int(c.source))->setChecked(true);
   m_points->setValue(int(std::min<qint64>(c.points, m_points->maximum())));
   m_seed->setValue(int(std::min<quint64>(c.seed, quint64(m_seed->maximum()))));

@@ -18,6 +18,8 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedLayout>
@@ -149,6 +151,7 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
 
   m_histogram = new HistogramChart(content);
   m_histogram->setPlaceholder(tr("No elements"));
+  m_histogram->setMinimumHeight(150); // room for the axes' labels; the summary beside it scrolls
   m_logCounts = new QCheckBox(tr("Logarithmic counts"), content);
   connect(m_logCounts, &QCheckBox::toggled, m_histogram, &HistogramChart::setLogScale);
   auto* histogramBox = new QWidget(content);
@@ -157,10 +160,17 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
   histogramLayout->addWidget(m_histogram, 1);
   histogramLayout->addWidget(m_logCounts);
 
+  // A short dock scrolls the summary rather than squeezing its rows into each other.
+  auto* formScroll = m_formScroll = new QScrollArea(content);
+  formScroll->setObjectName(QStringLiteral("summaryScroll"));
+  formScroll->setFrameShape(QFrame::NoFrame);
+  formScroll->setWidgetResizable(true);
+  formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  formScroll->setWidget(formWidget);
   auto* top = new QWidget(content);
   auto* topLayout = new QHBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
-  topLayout->addWidget(formWidget);
+  topLayout->addWidget(formScroll);
   topLayout->addWidget(histogramBox, 1);
 
   m_rows = new ValueRowsModel(this);
@@ -194,6 +204,7 @@ ValueInspector::ValueInspector(QWidget* parent) : QWidget(parent) {
   split->setChildrenCollapsible(false);
   split->addWidget(top);
   split->addWidget(bottom);
+  split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
 
   auto* contentLayout = new QVBoxLayout(content);
@@ -257,6 +268,7 @@ void ValueInspector::setValue(const QString& name, const runtime::RuntimeValue& 
   m_title->setText(QStringLiteral("<b>%1</b> — %2")
                        .arg(name.toHtmlEscaped(), qs(runtime::describeValue(value)).toHtmlEscaped()));
   m_rows->setValue(value);
+  sizeColumns();
   m_columnsNote->setText(m_rows->columnsNote());
   m_columnsNote->setVisible(m_rows->columnsCapped());
   m_goTo->blockSignals(true);
@@ -289,6 +301,22 @@ void ValueInspector::setValue(const QString& name, const runtime::RuntimeValue& 
   watcher->setFuture(QtConcurrent::run([copy] { return runtime::summarize(copy, histogramBins()); }));
 }
 
+void ValueInspector::sizeColumns() {
+  // Each column as wide as the first rows' texts and its title, a float's usual text at most
+  // (wider cells elide): narrow coordinates, so the first features show beside them.
+  const QFontMetrics fm = m_table->fontMetrics();
+  const int cap = fm.horizontalAdvance(QStringLiteral("-0.00012345678")) + 12; // a float's longest text
+  const int rows = std::min(m_rows->rowCount(), 64);
+  QHeaderView* header = m_table->horizontalHeader();
+  const QFontMetrics headerFm = header->fontMetrics();
+  for (int c = 0; c < m_rows->columnCount(); ++c) {
+    int w = headerFm.horizontalAdvance(m_rows->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()) + 16;
+    for (int r = 0; r < rows; ++r)
+      w = std::max(w, fm.horizontalAdvance(m_rows->index(r, c).data().toString()) + 12);
+    header->resizeSection(c, std::min(w, std::max(cap, headerFm.horizontalAdvance(QStringLiteral("f000")) + 16)));
+  }
+}
+
 void ValueInspector::showSummary() {
   const runtime::ValueSummary& s = m_summary;
   const bool sparse = s.kind == runtime::ValueKind::Sparse;
@@ -317,6 +345,9 @@ void ValueInspector::showSummary() {
   set("mean", momentText(s.mean));
   set("std", momentText(s.stddev));
   set("note", qs(s.note), !s.note.empty());
+  // The summary's width, and room for its scroll bar when the dock is short.
+  m_formScroll->setMinimumWidth(m_formScroll->widget()->sizeHint().width() +
+                                m_formScroll->verticalScrollBar()->sizeHint().width());
   if (s.count == 0)
     m_histogram->setMessage(s.note.empty() ? tr("No elements") : qs(s.note));
   else

@@ -27,6 +27,7 @@ class QFormLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QScrollArea;
 class QStackedLayout;
 class QTableView;
 
@@ -86,6 +87,8 @@ Q_SIGNALS:
   void summaryReady();
 
 private:
+  /// Column widths from the first rows (coordinates narrow, floats as wide as they need).
+  void sizeColumns();
   void showSummary();
   void saveInteractively();
   void goToRow(int row);
@@ -99,6 +102,7 @@ private:
   QStackedLayout* m_stack;
   QLabel* m_messageLabel;
   QLabel* m_title;
+  QScrollArea* m_formScroll = nullptr;
   QFormLayout* m_form;
   QHash<QString, QLabel*> m_fields;
   HistogramChart* m_histogram;

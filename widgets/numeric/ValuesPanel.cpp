@@ -142,14 +142,20 @@ void ValuesPanel::showItem(int index) {
 void ValuesPanel::refreshChart() {
   m_chartNodes.clear();
   const RecordingCheck* check = m_run->recordingCheck();
+  // Recorded activations are spoken of only for a model that has them. A message alone takes
+  // the room of its lines, not a chart's.
+  m_chart->setMaximumHeight(check ? QWIDGETSIZE_MAX : fontMetrics().height() * 5 + 16);
   if (!check) {
+    m_chart->setTitle(m_run->hasRecordedActivations() ? tr("Error against the recorded activations, along the data flow")
+                                                      : tr("Error against the golden, along the data flow"));
     m_chart->setValues({});
     m_chart->setMessage(m_run->hasRecordedActivations()
                             ? tr("Run on the recorded inputs to compare every node with PyTorch.")
-                            : tr("No golden: export the model with --record-activations to compare with PyTorch, "
-                                 "or choose an expected-outputs file in Debug ▸ Run Inputs…"));
+                            : tr("No golden: choose an expected-outputs file in Debug ▸ Run Inputs… to check "
+                                 "the outputs of a run."));
     return;
   }
+  m_chart->setTitle(tr("Error against the %1, along the data flow").arg(m_run->goldenDescription()));
   std::vector<DataFlowChart::Point> points;
   for (const NodeCheck& c : check->nodes) {
     points.emplace_back(QString::fromStdString(c.ref.name), c.shownError());

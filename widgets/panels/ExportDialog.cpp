@@ -6,6 +6,7 @@
 #include "panels/ExportDialog.h"
 
 #include "StudioSession.h"
+#include "WindowFit.h"
 #include "panels/ExportJob.h"
 #include "panels/InputSpecEditor.h"
 #include "panels/InputSpecModel.h"
@@ -201,7 +202,12 @@ void ExportDialog::buildUi() {
   summaryLayout->addWidget(summaryButtons);
   m_pages->addWidget(summary);
 
-  resize(640, 480);
+  restoreWindowSize(this, QStringLiteral("export"), QSize(680, 560));
+}
+
+void ExportDialog::hideEvent(QHideEvent* event) {
+  saveWindowSize(this, QStringLiteral("export"));
+  QDialog::hideEvent(event);
 }
 
 void ExportDialog::loadDefaults() {
@@ -380,6 +386,8 @@ void ExportDialog::startExport() {
   const QString target = targetDirectory();
   if (target.isEmpty() || target == QStringLiteral("."))
     return fail(QStringLiteral("choose an artifact directory"));
+  // Nothing is asked about a target that cannot be written anyway.
+  if (const QString problem = exportTargetProblem(target); !problem.isEmpty()) return fail(problem);
   // A folder with anything but an artifact in it is replaced only when the user, shown what
   // would be deleted, says so.
   bool force = false;

@@ -87,6 +87,10 @@ Q_SIGNALS:
   /// The summary's "Open Artifact" button.
   void openArtifactRequested(const QString& directory);
 
+protected:
+  /// The size it was left at is where it opens next time.
+  void hideEvent(QHideEvent* event) override;
+
 private:
   void buildUi();
   void loadDefaults();

@@ -14,7 +14,31 @@
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
+
 namespace lattice::studio {
+
+QString exportTargetProblem(const QString& directory) {
+  const QString target = QDir::cleanPath(QFileInfo(directory).absoluteFilePath());
+  // The save makes its folder's missing parents, then writes beside the target: the nearest
+  // folder that exists must take new entries.
+  QString existing = QFileInfo(target).absolutePath();
+  while (!QFileInfo::exists(existing) && QFileInfo(existing).absolutePath() != existing)
+    existing = QFileInfo(existing).absolutePath();
+  if (!QFileInfo(existing).isDir())
+    return QStringLiteral("%1: cannot export there: %2 is not a directory").arg(target, existing);
+  if (::access(QFile::encodeName(existing).constData(), W_OK | X_OK) != 0)
+    return QStringLiteral("%1: cannot export there: %2: %3").arg(target, existing, QString::fromLocal8Bit(std::strerror(errno)));
+  if (QFileInfo::exists(target)) {
+    SaveOptions check;
+    check.force = true; // foreign files are the question's business; only writability here
+    if (Status s = checkArtifactTarget(QFile::encodeName(target).toStdString(), check); !s)
+      return QString::fromStdString(s.message());
+  }
+  return {};
+}
 
 ExportJob::ExportJob(QObject* parent) : QObject(parent), m_poll(new QTimer(this)) {
   m_poll->setInterval(50);

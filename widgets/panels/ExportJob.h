@@ -38,6 +38,11 @@ struct ExportResult {
   int mlirLines = 0;
 };
 
+/// Why an export into `directory` cannot write there, checked before anything is asked or
+/// written: the nearest existing folder above it is not a writable directory, or the existing
+/// artifact's entries cannot be replaced. Empty when it can.
+QString exportTargetProblem(const QString& directory);
+
 class ExportJob : public QObject {
   Q_OBJECT
 

@@ -6,6 +6,7 @@
 #include "panels/InputSpecEditor.h"
 
 #include "StudioSession.h"
+#include "WindowFit.h"
 #include "numeric/RunInputsEditor.h"
 #include "panels/InputSpecModel.h"
 
@@ -311,11 +312,16 @@ InputSpecDialog::InputSpecDialog(StudioSession* session, NumericRun* run, QWidge
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::close);
   layout->addWidget(buttons);
-  // The wrapped label's height depends on the width: ask the layout for the height at this width,
-  // or the rows below it are squeezed.
-  const int width = 640;
+  // The wrapped labels' height depends on the width: ask the layout for the height at this width,
+  // or the rows below them are squeezed; then the size it was left at, within the screen.
+  const int width = std::max(680, minimumSizeHint().width());
   const int needed = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : sizeHint().height();
-  resize(width, std::max(run ? 560 : 320, needed));
+  restoreWindowSize(this, QString::fromLatin1(run ? "inputs" : "inputSpecs"), QSize(width, std::max(run ? 560 : 320, needed)));
+}
+
+void InputSpecDialog::hideEvent(QHideEvent* event) {
+  saveWindowSize(this, QString::fromLatin1(m_runInputs ? "inputs" : "inputSpecs"));
+  QDialog::hideEvent(event);
 }
 
 InputSpecDialog* showInputSpecDialog(StudioSession* session, QWidget* parent, bool values) {

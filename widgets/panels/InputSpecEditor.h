@@ -65,6 +65,10 @@ public:
   /// The values half; nullptr without a NumericRun.
   RunInputsEditor* runInputs() const { return m_runInputs; }
 
+protected:
+  /// The size it was left at is where it opens next time.
+  void hideEvent(QHideEvent* event) override;
+
 private:
   InputSpecEditor* m_editor;
   RunInputsEditor* m_runInputs = nullptr;
