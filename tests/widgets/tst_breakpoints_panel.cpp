@@ -60,7 +60,9 @@ void TestBreakpointsPanel::listsEnablesAndRemoves() {
   QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   QCOMPARE(model->rowCount(), 0);
 
+  QSignalSpy laidOut(window.graphWidget(), &lattice::studio::GraphWidget::layoutFinished);
   QVERIFY(openAndWait(*session, QStringLiteral("example:chain:6")));
+  QVERIFY(waitFor([&] { return !laidOut.isEmpty(); }));
   const QStringList order = graphOrder(*session->graph());
   // Three breakpoints, set out of graph order.
   const QString a = order[4], b = order[10], c = order[15];
@@ -74,9 +76,11 @@ void TestBreakpointsPanel::listsEnablesAndRemoves() {
     QCOMPARE(model->index(row, BreakpointsModel::NodeColumn).data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
     const QString operation = model->index(row, BreakpointsModel::OperationColumn).data().toString();
     QVERIFY2(operation.contains(QString::fromStdString(node->target())), qPrintable(operation));
-    if (node->op() == lattice::fx::Op::CallModule) // the chain's blocks are modules
-      QCOMPARE(model->index(row, BreakpointsModel::ModuleColumn).data().toString(),
-               QString::fromStdString(node->target()));
+    // The module the node is in, as the graph groups it: its innermost group.
+    const std::vector<std::string> groups = window.graphWidget()->grouping()->groupPathsOf(node->name());
+    QVERIFY(!groups.empty()); // the chain's layers are in blocks.N
+    QCOMPARE(model->index(row, BreakpointsModel::ModuleColumn).data().toString(),
+             QString::fromStdString(groups.back()));
   }
 
   // Unchecked: still listed, disabled, and F5 runs past it to the next one.

@@ -5,6 +5,7 @@
 
 #include "StudioSession.h"
 #include "fx/Graph.h"
+#include "model/Model.h"
 
 #include <QFont>
 
@@ -16,13 +17,12 @@ namespace lattice::studio {
 
 namespace {
 
-/// The module a node belongs to: a call_module's own module, the forward that made an inlined
-/// call, the owner of an attribute; "" for the root.
+/// The module a node belongs to (as the graph groups it): the module whose forward calls a
+/// call_module or made an inlined call, the owner of an attribute; "" for the root.
 QString moduleOf(const fx::Node& node) {
   const QString target = QString::fromStdString(node.target());
   switch (node.op()) {
   case fx::Op::CallModule:
-    return target;
   case fx::Op::GetAttr:
     return target.section(QLatin1Char('.'), 0, -2);
   case fx::Op::CallFunction:
@@ -37,9 +37,20 @@ QString moduleOf(const fx::Node& node) {
   return {};
 }
 
-QString operationOf(const fx::Node& node) {
-  const QString op = QString::fromUtf8(fx::opName(node.op()).data(), static_cast<int>(fx::opName(node.op()).size()));
-  return node.target().empty() ? op : QStringLiteral("%1 %2").arg(op, QString::fromStdString(node.target()));
+QString displayModule(const QString& path) {
+  return path.isEmpty() ? BreakpointsModel::tr("(root)") : path;
+}
+
+/// "call_function operator.add"; a module call leads with its class ("SubmConv3d (call_module
+/// 1.1.main.3)").
+QString operationOf(const fx::Node& node, const Model* model) {
+  const std::string_view name = fx::opName(node.op());
+  const QString op = QString::fromUtf8(name.data(), static_cast<int>(name.size()));
+  const QString text = node.target().empty() ? op : QStringLiteral("%1 %2").arg(op, QString::fromStdString(node.target()));
+  const ModuleInfo* module = node.op() == fx::Op::CallModule && model ? model->module(node.target()) : nullptr;
+  if (!module) return text;
+  const QString type = QString::fromStdString(module->type).section(QLatin1Char('.'), -1);
+  return QStringLiteral("%1 (%2)").arg(type, text);
 }
 
 } // namespace
@@ -122,9 +133,9 @@ QVariant BreakpointsModel::data(const QModelIndex& index, int role) const {
     case NodeColumn:
       return name;
     case OperationColumn:
-      return node ? operationOf(*node) : tr("(not in the graph)");
+      return node ? operationOf(*node, m_session->model()) : tr("(not in the graph)");
     case ModuleColumn:
-      return node ? moduleOf(*node) : QString();
+      return node ? displayModule(moduleOf(*node)) : QString();
     default:
       return {};
     }
@@ -132,9 +143,8 @@ QVariant BreakpointsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole) {
     QStringList lines{name};
     if (node) {
-      lines << operationOf(*node);
-      const QString module = moduleOf(*node);
-      lines << (module.isEmpty() ? tr("module: (root)") : tr("module: %1").arg(module));
+      lines << operationOf(*node, m_session->model());
+      lines << tr("in module: %1").arg(displayModule(moduleOf(*node)));
     }
     lines << (m_session->isBreakpointEnabled(name) ? tr("enabled: a run stops before this node")
                                                    : tr("disabled: runs go past this node"));

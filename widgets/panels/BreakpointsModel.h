@@ -1,6 +1,7 @@
 #pragma once
 /// \file BreakpointsModel: the session's breakpoints as a table, in graph order: the node (with a
-/// check box: enabled or disabled), its operation (opcode and target) and the module it belongs to.
+/// check box: enabled or disabled), its operation (opcode and target; a module call leads with
+/// the module's class) and the module it belongs to, as the graph groups it.
 /// Checking a box calls StudioSession::setBreakpointEnabled; the model follows breakpointsChanged
 /// and the graph (a re-trace, a load), and marks the breakpoint the interpreter is paused on.
 
