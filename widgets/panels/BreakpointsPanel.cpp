@@ -44,9 +44,9 @@ BreakpointsPanel::BreakpointsPanel(StudioSession* session, QWidget* parent)
   m_view->verticalHeader()->setVisible(false);
   m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
   m_view->horizontalHeader()->setStretchLastSection(true);
-  m_view->horizontalHeader()->resizeSection(BreakpointsModel::NodeColumn, m_view->fontMetrics().averageCharWidth() * 24);
-  m_view->horizontalHeader()->resizeSection(BreakpointsModel::OperationColumn,
-                                            m_view->fontMetrics().averageCharWidth() * 32);
+  // A few rows: the node and operation columns fit their text; the module takes the rest.
+  m_view->horizontalHeader()->setSectionResizeMode(BreakpointsModel::NodeColumn, QHeaderView::ResizeToContents);
+  m_view->horizontalHeader()->setSectionResizeMode(BreakpointsModel::OperationColumn, QHeaderView::ResizeToContents);
   m_view->setWordWrap(false);
   m_view->setTextElideMode(Qt::ElideMiddle);
 
