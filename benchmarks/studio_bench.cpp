@@ -202,7 +202,7 @@ int benchRun(const QString& reference) {
                  failure.isEmpty() ? "did not load" : qPrintable(failure));
     return 1;
   }
-  window.action(QStringLiteral("debug.start"))->trigger();
+  window.action(QStringLiteral("debug.restart"))->trigger(); // paused on the first node
   int slices = 0;
   QObject::connect(session, &StudioSession::interpreterStepped, [&] { ++slices; });
   QElapsedTimer clock;

@@ -474,6 +474,7 @@ void MainWindow::onCurrentTabChanged(int index) {
   m_changedBar->setCurrent(current);
   for (StudioDocument* doc : std::as_const(m_documents))
     if (doc->isCurrent() != (doc == current)) doc->setCurrent(doc == current);
+  updateTitle();
   updateActions();
 }
 
@@ -575,8 +576,10 @@ void MainWindow::loadWeights(const QString& path) {
 }
 
 void MainWindow::updateTitle() {
-  QString title = m_session->modelReference();
-  if (!m_session->weightsSource().isEmpty())
+  // The current tab's document, as editors name theirs.
+  StudioDocument* doc = currentDocument();
+  QString title = doc ? doc->sourceName() : QString();
+  if (doc == m_model && !title.isEmpty() && !m_session->weightsSource().isEmpty())
     title += tr(" [weights: %1]").arg(QFileInfo(m_session->weightsSource()).fileName());
   setWindowTitle(title.isEmpty() ? tr("Lattice Studio") : tr("%1 — Lattice Studio").arg(title));
 }

@@ -19,6 +19,7 @@
 #include "panels/InputSpecEditor.h"
 #include "panels/Panels.h"
 #include "runtime/ValueSummary.h"
+#include "session/StepTargets.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -44,6 +45,52 @@ namespace {
 /// Settings are written when they change, not only on a clean quit (a crash keeps them).
 void saveSetting(const QString& key, const QVariant& value) {
   QSettings().setValue(key, value);
+}
+
+/// The interpreter's next node as a node of the graph's grouping; -1 when not paused on one.
+int currentGroupedNode(const StudioSession* s, const GraphWidget* graph) {
+  const GraphGrouping* grouping = graph->grouping();
+  if (!grouping || s->isRunning() || s->interpreterState() != StudioSession::InterpreterState::Paused) return -1;
+  return grouping->findNode(s->currentNode().toStdString());
+}
+
+/// The collapsed group the view draws for node `current`; -1 when the node has its own box.
+int hidingGroup(const GraphWidget* graph, int current) {
+  if (current < 0 || !graph->isHierarchical()) return -1;
+  return collapsedGroupOf(*graph->grouping(), graph->expandedGroups(), current);
+}
+
+QString nodeName(const GraphGrouping& grouping, int node) {
+  return node < 0 ? QString() : QString::fromStdString(grouping.nodes()[std::size_t(node)].name);
+}
+
+/// F10: one node, or the whole collapsed group the next node is in.
+void stepOver(StudioSession* s, GraphWidget* graph) {
+  const int current = currentGroupedNode(s, graph);
+  if (hidingGroup(graph, current) < 0) {
+    s->step(); // one node (on a fresh session: start, paused on the first node)
+    return;
+  }
+  s->runUntil(nodeName(*graph->grouping(), stepOverTarget(*graph->grouping(), graph->expandedGroups(), current)));
+}
+
+/// F11: one node; when the next node is hidden in a collapsed group, enter the group instead:
+/// expand it to show that node, which runs next, and run nothing yet.
+void stepInto(StudioSession* s, GraphWidget* graph) {
+  const int current = currentGroupedNode(s, graph);
+  if (hidingGroup(graph, current) < 0) {
+    s->step();
+    return;
+  }
+  const GraphGrouping& grouping = *graph->grouping();
+  graph->expandGroup(QString::fromStdString(grouping.groups()[std::size_t(grouping.nodes()[std::size_t(current)].group)].path));
+}
+
+/// Shift+F11: run to the first node after the current node's innermost module group.
+void stepOut(StudioSession* s, GraphWidget* graph) {
+  const int current = currentGroupedNode(s, graph);
+  if (current < 0) return;
+  s->runUntil(nodeName(*graph->grouping(), stepOutTarget(*graph->grouping(), current)));
 }
 
 } // namespace
@@ -368,20 +415,30 @@ void ModelDocument::createViewActions() {
 
 void ModelDocument::createDebugActions() {
   StudioSession* s = m_session;
-  // F5 as in every debugger: start when idle or done, continue when paused.
+  // F5 as in every debugger: run from the start to the first breakpoint (or the end) when idle or
+  // done, continue when paused.
   QAction* start = makeAction(QStringLiteral("debug.start"), tr("&Start / Continue"), QKeySequence(Qt::Key_F5));
   connect(start, &QAction::triggered, this, [s] {
     if (s->isRunning()) return;
     if (s->interpreterState() == StudioSession::InterpreterState::Paused)
       s->continueRun();
     else
-      s->startInterpreter();
+      s->startAndRun();
   });
   QAction* restart =
       makeAction(QStringLiteral("debug.restart"), tr("R&estart"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
   connect(restart, &QAction::triggered, s, &StudioSession::startInterpreter);
-  QAction* step = makeAction(QStringLiteral("debug.step"), tr("S&tep"), QKeySequence(Qt::Key_F10));
-  connect(step, &QAction::triggered, s, &StudioSession::step);
+  // F10 / F11 / Shift+F11 over the module groups the graph shows (session/StepTargets.h).
+  QAction* step = makeAction(QStringLiteral("debug.step"), tr("Step &Over"), QKeySequence(Qt::Key_F10));
+  step->setToolTip(tr("Execute the next node, or the whole collapsed group it is in"));
+  connect(step, &QAction::triggered, this, [this] { lattice::studio::stepOver(m_session, m_graph); });
+  QAction* stepInto = makeAction(QStringLiteral("debug.stepInto"), tr("Step &Into"), QKeySequence(Qt::Key_F11));
+  stepInto->setToolTip(tr("Execute the next node; next to run in a collapsed group, expand it instead"));
+  connect(stepInto, &QAction::triggered, this, [this] { lattice::studio::stepInto(m_session, m_graph); });
+  QAction* stepOut =
+      makeAction(QStringLiteral("debug.stepOut"), tr("Step O&ut"), QKeySequence(Qt::SHIFT | Qt::Key_F11));
+  stepOut->setToolTip(tr("Run to the first node after the current node's module group"));
+  connect(stepOut, &QAction::triggered, this, [this] { lattice::studio::stepOut(m_session, m_graph); });
   QAction* runTo = makeAction(QStringLiteral("debug.runToSelected"), tr("&Run to Selected Node"),
                               QKeySequence(Qt::CTRL | Qt::Key_F10));
   connect(runTo, &QAction::triggered, this, [s] { s->runToNode(s->selectedNode()); });
@@ -404,7 +461,8 @@ void ModelDocument::createDebugActions() {
   start->setIconText(tr("Start"));
   runTo->setIconText(tr("Run to Node"));
   breakpoint->setIconText(tr("Breakpoint"));
-  m_debugActions = {start, restart, step, runTo, cont, separator(), breakpoint, stop, separator(), inputs, separator()};
+  m_debugActions = {start,      restart, step, stepInto,    stepOut, runTo,  cont,
+                    separator(), breakpoint, stop, separator(), inputs, separator()};
   m_toolBar = {start, step, cont, runTo, breakpoint, stop};
 }
 
@@ -526,6 +584,8 @@ void ModelDocument::updateActions() {
   enable("debug.restart", current && hasModel && !running);
   enable("debug.inputs", current && hasModel);
   enable("debug.step", canStep);
+  enable("debug.stepInto", canStep);
+  enable("debug.stepOut", current && hasModel && !running && paused);
   enable("debug.continue", canStep);
   enable("debug.runToSelected", canStep && selected);
   enable("debug.breakpoint", current && hasGraph && selected);
@@ -543,14 +603,17 @@ void ModelDocument::updateStatus() {
   if (g) model += tr("  ·  %1 nodes").arg(g->size());
   if (!m_session->weightsSource().isEmpty())
     model += tr("  ·  weights: %1").arg(QFileInfo(m_session->weightsSource()).fileName());
-  if (!m_session->breakpoints().isEmpty())
+  if (!m_session->breakpoints().isEmpty()) {
     model += m_session->breakpoints().size() == 1 ? tr("  ·  1 breakpoint")
                                                   : tr("  ·  %1 breakpoints").arg(m_session->breakpoints().size());
+    if (!m_session->disabledBreakpoints().isEmpty())
+      model += tr(" (%1 disabled)").arg(m_session->disabledBreakpoints().size());
+  }
   m_modelLabel->setText(model);
   QString state;
   switch (m_session->interpreterState()) {
   case StudioSession::InterpreterState::NotStarted:
-    state = tr("interpreter idle (F5 to start, F10 to step)");
+    state = tr("interpreter idle (F5 to run, F10 to step)");
     break;
   case StudioSession::InterpreterState::Paused:
     if (m_session->isRunning()) {

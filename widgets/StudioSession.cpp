@@ -20,6 +20,7 @@ struct StudioSession::ReloadState {
   int nodes = 0; ///< the graph's size before
   std::map<std::string, bool> overrides;
   QSet<QString> breakpoints;
+  QSet<QString> disabledBreakpoints;
   QString selectedNode;
   QString selectedModule;
   bool moduleSelected = false;
@@ -123,6 +124,7 @@ void StudioSession::reloadModel() {
   state->nodes = graph() ? static_cast<int>(graph()->size()) : 0;
   state->overrides = tracer().leafOverrides();
   state->breakpoints = breakpoints();
+  state->disabledBreakpoints = disabledBreakpoints();
   state->selectedNode = m_selectedNode;
   state->selectedModule = m_selectedModule;
   state->moduleSelected = m_moduleSelected;
@@ -203,7 +205,7 @@ void StudioSession::applyLoad(quint64 generation, const std::shared_ptr<ModelTra
     QSet<QString> kept;
     for (const QString& node : std::as_const(reload->breakpoints))
       if (exists(node)) kept.insert(node);
-    m_driver->setBreakpoints(std::move(kept));
+    m_driver->setBreakpoints(std::move(kept), reload->disabledBreakpoints);
     if (exists(reload->selectedNode)) m_selectedNode = reload->selectedNode;
     if (reload->moduleSelected && model()->module(reload->selectedModule.toStdString())) {
       m_selectedModule = reload->selectedModule;
@@ -280,6 +282,15 @@ void StudioSession::continueRun() {
   m_driver->continueRun();
 }
 
+void StudioSession::startAndRun() {
+  m_driver->startAndRun();
+}
+
+void StudioSession::runUntil(const QString& nodeName) {
+  if (!nodeName.isEmpty() && (!graph() || !graph()->findNode(nodeName.toStdString()))) return;
+  m_driver->runUntil(nodeName);
+}
+
 void StudioSession::runToNode(const QString& nodeName) {
   if (!model() || !graph() || !graph()->findNode(nodeName.toStdString())) return;
   m_driver->runToNode(nodeName);
@@ -295,6 +306,18 @@ void StudioSession::stopInterpreter() {
 
 void StudioSession::toggleBreakpoint(const QString& nodeName) {
   m_driver->toggleBreakpoint(nodeName);
+}
+
+void StudioSession::setBreakpointEnabled(const QString& nodeName, bool enabled) {
+  m_driver->setBreakpointEnabled(nodeName, enabled);
+}
+
+void StudioSession::removeBreakpoint(const QString& nodeName) {
+  m_driver->removeBreakpoint(nodeName);
+}
+
+void StudioSession::clearBreakpoints() {
+  m_driver->clearBreakpoints();
 }
 
 // --- weights and exports ---------------------------------------------------------------------

@@ -140,7 +140,12 @@ public:
   /// The node that failed and the message (state Failed).
   QString failedNode() const { return m_driver->failedNode(); }
   QString lastError() const { return m_driver->lastError(); }
+  /// Every breakpoint, enabled or not (a node name each).
   const QSet<QString>& breakpoints() const { return m_driver->breakpoints(); }
+  /// The breakpoints that are disabled: kept (and kept by reloadModel) but not stopped at.
+  const QSet<QString>& disabledBreakpoints() const { return m_driver->disabledBreakpoints(); }
+  /// True when `nodeName` has a breakpoint and it is enabled.
+  bool isBreakpointEnabled(const QString& nodeName) const { return m_driver->stopsAt(nodeName); }
   /// Nodes the interpreter runs in all (the lowering graph's size, 1 on the direct path); 0
   /// before start.
   int totalNodes() const { return m_driver->totalNodes(); }
@@ -207,13 +212,22 @@ public Q_SLOTS:
   void startInterpreter();
   /// Executes one node; emits interpreterStepped / interpreterFinished / interpreterFailed.
   void step();
-  /// Runs until a breakpoint node becomes current (after at least one step), the end, or an error.
+  /// Runs until an enabled breakpoint's node becomes current (after at least one step; started
+  /// from NotStarted, the first node's breakpoint counts), the end, or an error.
   /// The first slice runs at once; when it does not end the run, the rest runs a slice per
   /// event-loop turn (runningChanged(true), interpreterStepped per slice, runningChanged(false)
   /// after the final interpreterStepped / interpreterFinished / interpreterFailed).
   void continueRun();
-  /// Runs until `nodeName` is the current node (not executed), in slices as continueRun does.
+  /// F5 when not paused (NotStarted, Finished, Failed): (re)starts the interpreter and runs as
+  /// continueRun does to the first enabled breakpoint, the very first node's included, or the end.
+  void startAndRun();
+  /// Runs until `nodeName` is the current node (not executed), in slices as continueRun does,
+  /// past breakpoints.
   void runToNode(const QString& nodeName);
+  /// While paused: runs until `nodeName` (a node ahead of the current one) is the current node,
+  /// stopping earlier at an enabled breakpoint, an error or the end; an empty name runs to the
+  /// end. Step Over a collapsed module group and Step Out (see session/StepTargets.h).
+  void runUntil(const QString& nodeName);
   /// Ends a run at the current slice boundary: the interpreter stays paused before the next
   /// node (the panels already show the last slice) and runningChanged(false) is emitted.
   /// Nothing when no run is going on.
@@ -222,6 +236,11 @@ public Q_SLOTS:
   /// NotStarted) and emits interpreterReset.
   void stopInterpreter();
   void toggleBreakpoint(const QString& nodeName);
+  /// Enables or disables the breakpoint on `nodeName` (nothing when it has none); emits
+  /// breakpointsChanged.
+  void setBreakpointEnabled(const QString& nodeName, bool enabled);
+  void removeBreakpoint(const QString& nodeName);
+  void clearBreakpoints();
 
   void selectNode(const QString& nodeName);
   /// Selects the module at `modulePath`; "" is the root module.

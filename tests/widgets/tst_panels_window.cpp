@@ -217,8 +217,8 @@ void TestPanelsWindow::stepAndExportThroughTheMenu() {
   QCOMPARE(session->executedNodes().size(), 5);
 }
 
-// F5 starts when idle and continues when paused, as in every debugger; Restart is
-// Ctrl+Shift+F5. The status bar counts "1 breakpoint".
+// F5 continues when paused, as in every debugger (from idle it runs to the first breakpoint:
+// tst_debugger_conventions); Restart is Ctrl+Shift+F5. The status bar counts "1 breakpoint".
 void TestPanelsWindow::f5ContinuesWhenPausedAndRestartStartsOver() {
   MainWindow window;
   QVERIFY(showActive(window));
@@ -226,7 +226,7 @@ void TestPanelsWindow::f5ContinuesWhenPausedAndRestartStartsOver() {
   StudioSession* session = window.session();
   QCOMPARE(window.action(QStringLiteral("debug.restart"))->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+F5")));
 
-  QTest::keyClick(&window, Qt::Key_F5); // start: paused on the first node
+  QTest::keyClick(&window, Qt::Key_F10); // start: paused on the first node
   QCOMPARE(session->interpreterState(), State::Paused);
   QCOMPARE(session->executedNodes().size(), 0);
   QTest::keyClick(&window, Qt::Key_F10);
@@ -265,7 +265,7 @@ void TestPanelsWindow::longRunKeepsTheWindowResponsive() {
   auto* mlir = window.findChild<MlirPanel*>();
   auto* interpreter = window.findChild<InterpreterPanel*>();
 
-  window.action(QStringLiteral("debug.start"))->trigger();
+  window.action(QStringLiteral("debug.restart"))->trigger(); // paused on the first node
   QCOMPARE(session->interpreterState(), State::Paused);
   // A run of 3000 nodes can fit in one default slice on a fast machine, and then it is never
   // "running" between slices; a 2 ms budget makes it run in many slices everywhere.
@@ -411,7 +411,7 @@ void TestPanelsWindow::valueTableShowsTheLastRowAfterContinue() {
     const QRect cell = table->visualRect(interpreter->valueModel()->index(row, 0));
     return cell.isValid() && table->viewport()->rect().contains(cell);
   };
-  QTest::keyClick(&window, Qt::Key_F5);
+  QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier | Qt::ShiftModifier); // paused on the first node
   const QString stop = QStringLiteral("blocks_45_1");
   session->toggleBreakpoint(stop);
   QTest::keyClick(&window, Qt::Key_F8);

@@ -3,6 +3,7 @@
 #include "panels/Panels.h"
 
 #include "StudioSession.h"
+#include "panels/BreakpointsPanel.h"
 #include "panels/InspectorPanel.h"
 #include "panels/InterpreterPanel.h"
 #include "panels/MlirPanel.h"
@@ -36,6 +37,9 @@ QList<QDockWidget*> createPanels(StudioSession* session, QWidget* parent) {
                     new InspectorPanel(session), Qt::RightDockWidgetArea);
   docks << makeDock(parent, QStringLiteral("mlirDock"), QStringLiteral("MLIR"), new MlirPanel(session),
                     Qt::RightDockWidgetArea);
+  // Before the interpreter, which is tabbed onto it and so stays the tab in front.
+  docks << makeDock(parent, QStringLiteral("breakpointsDock"), QStringLiteral("Breakpoints"),
+                    new BreakpointsPanel(session), Qt::BottomDockWidgetArea);
   docks << makeDock(parent, QStringLiteral("interpreterDock"), QStringLiteral("Interpreter"),
                     new InterpreterPanel(session), Qt::BottomDockWidgetArea);
   return docks;

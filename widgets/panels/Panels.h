@@ -1,7 +1,7 @@
 #pragma once
 /// \file The studio's panels in one place, which MainWindow creates as its
-/// docks: the module tree, the inspector, the interpreter (values and diagnostics) and the MLIR
-/// text; and the export dialog's entry point (File ▸ Export Artifact…).
+/// docks: the module tree, the inspector, the interpreter (values and diagnostics), the
+/// breakpoints and the MLIR text; and the export dialog's entry point (File ▸ Export Artifact…).
 
 #include "panels/ExportDialog.h"
 
@@ -17,12 +17,13 @@ namespace lattice::studio {
 class StudioSession;
 
 /// One QDockWidget per panel, each with a unique objectName (the saved layout's key):
-/// "moduleTreeDock" (ModuleTreePanel), "inspectorDock" (InspectorPanel), "interpreterDock"
-/// (InterpreterPanel), "mlirDock" (MlirPanel). Their parent is `parent`.
+/// "moduleTreeDock" (ModuleTreePanel), "inspectorDock" (InspectorPanel), "mlirDock" (MlirPanel),
+/// "interpreterDock" (InterpreterPanel), "breakpointsDock" (BreakpointsPanel). Their parent is
+/// `parent`.
 QList<QDockWidget*> createPanels(StudioSession* session, QWidget* parent);
 
 /// Where a dock from createPanels goes by default: module tree left, inspector and MLIR right,
-/// interpreter bottom.
+/// interpreter and breakpoints bottom.
 Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock);
 
 /// Opens the export dialog (modal) for the session's model. `openArtifact` (may be empty) is

@@ -135,8 +135,17 @@ int SteppingDriver::totalNodes() const {
 
 void SteppingDriver::continueRun() {
   if (m_running) return;
+  const bool fresh = m_state == State::NotStarted;
   if (!ensureStarted()) return;
-  beginRun(QString());
+  if (fresh && stopsAt(currentNode())) return; // paused on the first node's breakpoint
+  beginRun(QString(), true);
+}
+
+void SteppingDriver::startAndRun() {
+  if (m_running) return;
+  m_start();
+  if (m_state != State::Paused || stopsAt(currentNode())) return;
+  beginRun(QString(), true);
 }
 
 void SteppingDriver::runToNode(const QString& nodeName) {
@@ -144,11 +153,17 @@ void SteppingDriver::runToNode(const QString& nodeName) {
   // A node that already ran is reached again by restarting.
   if (m_state != State::NotStarted && m_executed.contains(nodeName)) m_start();
   if (!ensureStarted()) return;
-  beginRun(nodeName);
+  beginRun(nodeName, false);
 }
 
-void SteppingDriver::beginRun(const QString& target) {
+void SteppingDriver::runUntil(const QString& nodeName) {
+  if (m_running || m_state != State::Paused) return;
+  beginRun(nodeName, true);
+}
+
+void SteppingDriver::beginRun(const QString& target, bool stopAtBreakpoints) {
   m_runTarget = target;
+  m_runStopsAtBreakpoints = stopAtBreakpoints;
   const int before = m_executed.size();
   if (runSlice()) {
     finishStep(m_executed.size() > before ? m_executed.constLast() : QString());
@@ -179,8 +194,7 @@ bool SteppingDriver::runSlice() {
   for (;;) {
     if (!m_runTarget.isEmpty() && currentNode() == m_runTarget) return true;
     if (!stepOnce()) return true; // the end, or an error (state Finished / Failed)
-    if (m_runTarget.isEmpty() && !m_breakpoints.isEmpty() && m_breakpoints.contains(currentNode()))
-      return true;
+    if (m_runStopsAtBreakpoints && !m_breakpoints.isEmpty() && stopsAt(currentNode())) return true;
     if (clock.elapsed() >= m_sliceBudgetMs) return false;
   }
 }
@@ -221,9 +235,41 @@ void SteppingDriver::stop() {
   reset(true);
 }
 
+void SteppingDriver::setBreakpoints(QSet<QString> breakpoints, const QSet<QString>& disabled) {
+  m_breakpoints = std::move(breakpoints);
+  m_disabled.clear();
+  for (const QString& node : disabled)
+    if (m_breakpoints.contains(node)) m_disabled.insert(node);
+}
+
 void SteppingDriver::toggleBreakpoint(const QString& nodeName) {
   if (nodeName.isEmpty()) return;
-  if (!m_breakpoints.remove(nodeName)) m_breakpoints.insert(nodeName);
+  if (m_breakpoints.remove(nodeName))
+    m_disabled.remove(nodeName);
+  else
+    m_breakpoints.insert(nodeName);
+  Q_EMIT breakpointsChanged();
+}
+
+void SteppingDriver::setBreakpointEnabled(const QString& nodeName, bool enabled) {
+  if (!m_breakpoints.contains(nodeName) || m_disabled.contains(nodeName) == !enabled) return;
+  if (enabled)
+    m_disabled.remove(nodeName);
+  else
+    m_disabled.insert(nodeName);
+  Q_EMIT breakpointsChanged();
+}
+
+void SteppingDriver::removeBreakpoint(const QString& nodeName) {
+  if (!m_breakpoints.remove(nodeName)) return;
+  m_disabled.remove(nodeName);
+  Q_EMIT breakpointsChanged();
+}
+
+void SteppingDriver::clearBreakpoints() {
+  if (m_breakpoints.isEmpty()) return;
+  m_breakpoints.clear();
+  m_disabled.clear();
   Q_EMIT breakpointsChanged();
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 /// \file SteppingDriver: the steppable lowering, one of StudioSession's parts. It holds the
-/// prepared lowering and its interpreter, the breakpoints and the nodes executed, and drives
-/// single steps and runs cut into time-boxed slices (one per event-loop turn). It runs on the UI
-/// thread only: the interpreter is not thread-safe.
+/// prepared lowering and its interpreter, the breakpoints (each enabled or disabled) and the
+/// nodes executed, and drives single steps and runs cut into time-boxed slices (one per
+/// event-loop turn). It runs on the UI thread only: the interpreter is not thread-safe.
 
 #include "lowering/Lowering.h"
 
@@ -34,9 +34,16 @@ public:
   const QStringList& executedNodes() const { return m_executed; }
   QString failedNode() const { return m_failedNode; }
   QString lastError() const { return m_lastError; }
+  /// Every breakpoint, enabled or not.
   const QSet<QString>& breakpoints() const { return m_breakpoints; }
-  /// Replaces the breakpoints without a signal (a load's).
-  void setBreakpoints(QSet<QString> breakpoints) { m_breakpoints = std::move(breakpoints); }
+  /// The breakpoints that are disabled: listed, but a run does not stop at them.
+  const QSet<QString>& disabledBreakpoints() const { return m_disabled; }
+  /// True when `nodeName` has a breakpoint that is enabled.
+  bool stopsAt(const QString& nodeName) const {
+    return m_breakpoints.contains(nodeName) && !m_disabled.contains(nodeName);
+  }
+  /// Replaces the breakpoints without a signal (a load's); `disabled` is kept where it names one.
+  void setBreakpoints(QSet<QString> breakpoints, const QSet<QString>& disabled = {});
   int totalNodes() const;
   bool isRunning() const { return m_running; }
   int sliceBudget() const { return m_sliceBudgetMs; }
@@ -52,12 +59,25 @@ public:
   /// State Failed with `message` about `nodeName`; failed().
   void fail(const QString& nodeName, const QString& message);
   void step();
+  /// Runs until an enabled breakpoint is the current node (after at least one step; from
+  /// NotStarted also the first node's), the end, or an error.
   void continueRun();
-  /// Runs to `nodeName` (the caller checked it is a node of the graph).
+  /// Starts again (NotStarted, Finished or Failed: F5 when idle) and runs as continueRun, a
+  /// breakpoint on the first node included.
+  void startAndRun();
+  /// Runs to `nodeName` (the caller checked it is a node of the graph), past breakpoints.
   void runToNode(const QString& nodeName);
+  /// Runs until `nodeName` is the current node, stopping earlier at an enabled breakpoint, an
+  /// error or the end; an empty name runs to the end (Step Over a group, Step Out). Only when
+  /// paused; the caller checked `nodeName` is ahead.
+  void runUntil(const QString& nodeName);
   void interruptRun();
   void stop();
   void toggleBreakpoint(const QString& nodeName);
+  /// Enables or disables the breakpoint on `nodeName` (nothing when it has none).
+  void setBreakpointEnabled(const QString& nodeName, bool enabled);
+  void removeBreakpoint(const QString& nodeName);
+  void clearBreakpoints();
 
 Q_SIGNALS:
   void interpreterReset();
@@ -75,7 +95,7 @@ private:
   /// Failed (false).
   bool finishAt(const QString& name);
   void finishStep(const QString& executed);
-  void beginRun(const QString& target);
+  void beginRun(const QString& target, bool stopAtBreakpoints);
   bool runSlice();
   void scheduleSlice();
   void onRunSlice();
@@ -87,12 +107,14 @@ private:
   QString m_failedNode;
   QString m_lastError;
   QSet<QString> m_breakpoints;
+  QSet<QString> m_disabled; ///< a subset of m_breakpoints
   QStringList m_executed;
   quint64 m_resets = 0;
 
   bool m_running = false;
   quint64 m_runGeneration = 0; ///< bumped when a run ends: its queued slice is dropped
-  QString m_runTarget;         ///< runToNode's node; empty for continueRun
+  QString m_runTarget;         ///< runToNode's or runUntil's node; empty for continueRun
+  bool m_runStopsAtBreakpoints = true;
   int m_sliceBudgetMs = 15;
 };
 
