@@ -497,7 +497,7 @@ void ModelDocument::createNumericActions() {
   connect(m_numeric, &NumericRun::valuesChanged, this, &ModelDocument::updateActions);
   connect(m_numeric, &NumericRun::failed, this, [this](const QString& node, const QString& message) {
     // The user's own cancel is no failure: no node to show, nothing in red.
-    if (message == NumericRun::tr("cancelled")) {
+    if (m_numeric->wasCancelled()) {
       Q_EMIT statusMessage(tr("Run cancelled"), 8000);
       return;
     }

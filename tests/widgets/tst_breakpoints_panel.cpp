@@ -6,7 +6,9 @@
 
 #include "MainWindow.h"
 #include "StudioSession.h"
+#include "graph/GraphScene.h"
 #include "graph/GraphWidget.h"
+#include "graph/NodeItem.h"
 #include "panels/BreakpointsModel.h"
 #include "panels/BreakpointsPanel.h"
 
@@ -92,6 +94,13 @@ void TestBreakpointsPanel::listsEnablesAndRemoves() {
   QVERIFY(session->disabledBreakpoints().contains(a));
   QCOMPARE(model->index(0, BreakpointsModel::NodeColumn).data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
   QCOMPARE(model->rowCount(), 3);
+  // The graph draws the disabled one hollow, the others filled.
+  const lattice::studio::GraphScene* scene = window.graphWidget()->scene();
+  QVERIFY(scene->nodeItem(a) && scene->nodeItem(b));
+  QVERIFY(scene->nodeItem(a)->hasState(lattice::studio::NodeItem::Breakpoint));
+  QVERIFY(scene->nodeItem(a)->hasState(lattice::studio::NodeItem::BreakpointDisabled));
+  QVERIFY(scene->nodeItem(b)->hasState(lattice::studio::NodeItem::Breakpoint));
+  QVERIFY(!scene->nodeItem(b)->hasState(lattice::studio::NodeItem::BreakpointDisabled));
   window.action(QStringLiteral("debug.start"))->trigger();
   QVERIFY(waitFor([&] { return !session->isRunning(); }));
   QCOMPARE(session->interpreterState(), State::Paused);

@@ -2,6 +2,7 @@
 // one-click expand / collapse indicator of a group.
 
 #include "graph/ClusterItem.h"
+#include "graph/NodeStyle.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>
@@ -42,10 +43,13 @@ QPainterPath ClusterItem::shape() const {
 void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const qreal lod = option->levelOfDetailFromTransform(painter->worldTransform());
   painter->setRenderHint(QPainter::Antialiasing, lod > 0.3);
+  // Deeper groups are a shade further from the canvas: darker on a light one, lighter on a dark one.
   const int shade = qMin(m_depth, 6);
-  QColor fill(0xf0 - shade * 6, 0xf3 - shade * 5, 0xf7 - shade * 4);
+  const bool dark = palette::dark();
+  QColor fill = dark ? QColor(0x2a + shade * 6, 0x2f + shade * 6, 0x36 + shade * 6)
+                     : QColor(0xf0 - shade * 6, 0xf3 - shade * 5, 0xf7 - shade * 4);
   fill.setAlpha(150);
-  QPen border(QColor(0x9a, 0xa6, 0xb4), 1.0, Qt::DashLine);
+  QPen border(dark ? QColor(0x5c, 0x68, 0x76) : QColor(0x9a, 0xa6, 0xb4), 1.0, Qt::DashLine);
   border.setCosmetic(true);
   painter->setPen(border);
   painter->setBrush(fill);
@@ -54,7 +58,7 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
   QFont f;
   f.setPointSizeF(8.0);
   painter->setFont(f);
-  painter->setPen(QColor(0x45, 0x52, 0x60));
+  painter->setPen(dark ? QColor(0xc4, 0xcc, 0xd6) : QColor(0x45, 0x52, 0x60));
   // The title starts after the collapse indicator.
   const QRectF t = titleRect().adjusted(2 * kTogglePad + GroupToggleItem::kSize, 2, -8, 0);
   painter->drawText(t, Qt::AlignLeft | Qt::AlignVCenter,
@@ -88,12 +92,13 @@ void GroupToggleItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* o
   if (lod < 0.25) return; // too small to hit or read
   painter->setRenderHint(QPainter::Antialiasing, true);
   const QRectF r(-kSize / 2, -kSize / 2, kSize, kSize);
-  QPen border(QColor(0x5a, 0x6b, 0x7d), 1.0);
+  const bool dark = palette::dark();
+  QPen border(dark ? QColor(0x8a, 0x96, 0xa4) : QColor(0x5a, 0x6b, 0x7d), 1.0);
   border.setCosmetic(lod < 1.0);
   painter->setPen(border);
-  painter->setBrush(QColor(0xfd, 0xfe, 0xff));
+  painter->setBrush(dark ? QColor(0x33, 0x39, 0x41) : QColor(0xfd, 0xfe, 0xff));
   painter->drawRoundedRect(r, 3, 3);
-  QPen mark(QColor(0x2b, 0x38, 0x47), 1.6);
+  QPen mark(dark ? QColor(0xdd, 0xe3, 0xea) : QColor(0x2b, 0x38, 0x47), 1.6);
   mark.setCapStyle(Qt::RoundCap);
   painter->setPen(mark);
   const qreal arm = kSize / 2 - 3.5;

@@ -281,8 +281,9 @@ void GraphScene::setInterpreterState(const QString& current, const QStringList& 
   applyStates();
 }
 
-void GraphScene::setBreakpoints(const QSet<QString>& nodes) {
+void GraphScene::setBreakpoints(const QSet<QString>& nodes, const QSet<QString>& disabled) {
   m_breakpoints = nodes;
+  m_disabledBreakpoints = disabled;
   applyStates();
 }
 
@@ -313,8 +314,8 @@ void GraphScene::setFocusItem(NodeItem* item) {
 }
 
 void GraphScene::applyStates() {
-  constexpr unsigned kAll =
-      NodeItem::Current | NodeItem::Executed | NodeItem::Failed | NodeItem::Breakpoint | NodeItem::SearchHit;
+  constexpr unsigned kAll = NodeItem::Current | NodeItem::Executed | NodeItem::Failed | NodeItem::Breakpoint |
+                            NodeItem::SearchHit | NodeItem::BreakpointDisabled;
   QHash<NodeItem*, unsigned> states;
   auto mark = [&](NodeItem* item, NodeItem::State s) {
     if (item) states[item] |= s;
@@ -323,6 +324,8 @@ void GraphScene::applyStates() {
     mark(m_byNode.value(n), NodeItem::Executed);
   for (const QString& n : std::as_const(m_breakpoints))
     mark(m_byNode.value(n), NodeItem::Breakpoint);
+  for (const QString& n : std::as_const(m_disabledBreakpoints))
+    mark(m_byNode.value(n), NodeItem::BreakpointDisabled);
   for (const QString& n : std::as_const(m_searchHits))
     mark(itemForNode(n), NodeItem::SearchHit);
   if (!m_current.isEmpty()) mark(itemForNode(m_current), NodeItem::Current);

@@ -88,7 +88,8 @@ public:
   /// Interpreter state: the next node, the executed nodes (in order) and the failed node.
   /// Collapsed groups take the current/failed state of a node they hide.
   void setInterpreterState(const QString& current, const QStringList& executed, const QString& failed);
-  void setBreakpoints(const QSet<QString>& nodes);
+  /// The nodes with a breakpoint; those in `disabled` are drawn hollow.
+  void setBreakpoints(const QSet<QString>& nodes, const QSet<QString>& disabled = {});
   /// Marks the boxes showing these nodes as search hits (a group hiding a hit is marked too).
   void setSearchHits(const QStringList& nodes);
   /// Colours the boxes of an overlay (the numeric debugger's time or error): by node name or
@@ -116,6 +117,7 @@ private:
   QStringList m_executed;
   QString m_failed;
   QSet<QString> m_breakpoints;
+  QSet<QString> m_disabledBreakpoints;
   QStringList m_searchHits;
   QHash<QString, QColor> m_heat;
 };

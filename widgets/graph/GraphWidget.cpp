@@ -118,7 +118,7 @@ GraphWidget::GraphWidget(StudioSession* session, QWidget* parent)
   connect(session, &StudioSession::selectionChanged, this, &GraphWidget::onSessionSelection);
   connect(session, &StudioSession::moduleSelectionChanged, this, &GraphWidget::onSessionModuleSelection);
   connect(session, &StudioSession::breakpointsChanged, this,
-          [this] { m_scene->setBreakpoints(m_session->breakpoints()); });
+          [this] { m_scene->setBreakpoints(m_session->breakpoints(), m_session->disabledBreakpoints()); });
   for (auto signal : {&StudioSession::interpreterReset, &StudioSession::interpreterFinished})
     connect(session, signal, this, [this] { updateInterpreterState(true); });
   connect(session, &StudioSession::interpreterStepped, this, [this] { updateInterpreterState(true); });
@@ -436,7 +436,7 @@ void GraphWidget::onLayoutFinished(quint64, std::shared_ptr<const ViewLayout> la
   m_syncing = true;
   m_scene->build(*layout, m_grouping, m_session->graph(), m_session->model());
   m_syncing = false;
-  m_scene->setBreakpoints(m_session->breakpoints());
+  m_scene->setBreakpoints(m_session->breakpoints(), m_session->disabledBreakpoints());
   m_scene->setSearchHits(m_searchBar->isVisible() ? m_hits : QStringList());
   updateInterpreterState(false); // the states only: a re-layout keeps the user's view
   if (NodeItem* selected = m_scene->nodeItem(m_session->selectedNode())) selectItem(selected);

@@ -186,8 +186,9 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 
   // Markers on the corners: breakpoint (top-left), export blocker (top-right).
   if (hasState(Breakpoint)) {
-    painter->setPen(QPen(Qt::white, 1.2));
-    painter->setBrush(palette::breakpoint());
+    const bool disabled = hasState(BreakpointDisabled); // a hollow ring, as debuggers draw one
+    painter->setPen(disabled ? QPen(palette::breakpoint(), 2.0) : QPen(Qt::white, 1.2));
+    painter->setBrush(disabled ? QBrush(palette::background()) : QBrush(palette::breakpoint()));
     painter->drawEllipse(QPointF(face.left() + 1, face.top() + 1), kMarker / 2 + 1, kMarker / 2 + 1);
   }
   if (style.blocker) {

@@ -20,6 +20,7 @@ public:
     Failed = 1u << 2,     ///< the interpreter stopped here with an error
     Breakpoint = 1u << 3, ///< a breakpoint is set on it
     SearchHit = 1u << 4,  ///< matches the search text
+    BreakpointDisabled = 1u << 5, ///< its breakpoint is disabled (drawn hollow)
   };
 
   /// `key` is the node name, or for a group the module path; `size` the box Graphviz laid out.

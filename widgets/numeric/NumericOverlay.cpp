@@ -104,8 +104,10 @@ QString overlayLegend(OverlayMode mode, const NumericRun& run) {
   case OverlayMode::Accuracy: {
     const double tol = run.tolerance();
     if (!run.recordingCheck())
-      return QObject::tr("Accuracy: no golden yet (run on the recorded inputs, or choose an expected-outputs "
-                         "file in Debug ▸ Run Inputs…)");
+      return run.hasRecordedActivations()
+                 ? QObject::tr("Accuracy: no golden yet (run on the recorded inputs, or choose an expected-outputs "
+                               "file in Debug ▸ Run Inputs…)")
+                 : QObject::tr("Accuracy: no golden yet (choose an expected-outputs file in Debug ▸ Run Inputs…)");
     QString legend = QObject::tr("Relative L2 vs %1: %2 ≤ %3 %4 %5 %6 ≥ %7 (groups: their worst)")
                          .arg(run.goldenDescription().toHtmlEscaped(), swatch(0.0),
                               QLocale().toString(tol / 10, 'g', 2), swatch(0.5), QLocale().toString(tol, 'g', 2),

@@ -196,6 +196,7 @@ void NumericRun::startPrepare(Then then) {
   m_run.reset();
   m_check.reset();
   m_error.clear();
+  m_cancelled = false;
   m_failedNode.clear();
   if (!m_session->model()) {
     m_error = tr("no model is open");
@@ -282,6 +283,7 @@ void NumericRun::cancel() {
   if (m_preparing) { // the lowering stops at its next node; its result is dropped
     drop();
     m_error = tr("cancelled");
+    m_cancelled = true;
     setState(State::Failed);
     Q_EMIT failed(QString(), m_error);
     return;
@@ -300,6 +302,7 @@ void NumericRun::onRunFinished(const QString& error) {
     // A cancelled run's values are given back: what the user stopped is not worth its memory.
     drop();
     m_error = tr("cancelled");
+    m_cancelled = true;
     setState(State::Failed);
     Q_EMIT failed(QString(), m_error);
     Q_EMIT progressed(0, 0);
@@ -328,6 +331,7 @@ void NumericRun::onRunFinished(const QString& error) {
 
 void NumericRun::fail(int op, const QString& message) {
   m_error = message;
+  m_cancelled = false;
   m_failedNode.clear();
   if (m_run && op >= 0 && op < static_cast<int>(m_run->opNodes.size()))
     m_failedNode = toQ(m_run->opNodes[static_cast<std::size_t>(op)]);
@@ -428,6 +432,7 @@ void NumericRun::drop() {
   if (had) ::malloc_trim(0); // give the freed values back to the system, not only to malloc
   m_check.reset();
   m_error.clear();
+  m_cancelled = false;
   m_failedNode.clear();
   setState(State::Empty);
   if (had) Q_EMIT valuesChanged();

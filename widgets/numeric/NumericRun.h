@@ -84,8 +84,10 @@ public:
   /// worker thread (values kept). Emits stateChanged, progressed per op, then finished or failed.
   /// While numeric stepping's ops run, that run goes on to the last op instead.
   void run();
-  /// Asks a running run to stop (it ends as failed with "cancelled").
+  /// Asks a running run to stop (it ends as failed with "cancelled", and wasCancelled()).
   void cancel();
+  /// The last run ended because the user cancelled it (its failed() is not an error).
+  bool wasCancelled() const { return m_cancelled; }
   bool isRunning() const { return m_state == State::Running; }
   /// Running for Run on Inputs (not for numeric stepping's ops).
   bool isWholeRun() const {
@@ -197,6 +199,7 @@ private:
   std::shared_ptr<const ArchiveRecordings> m_recordings;
   double m_tolerance = 1e-4;
   QString m_error;
+  bool m_cancelled = false;
   QString m_failedNode;
   std::shared_ptr<std::atomic<int>> m_progress;
   bool m_preparing = false;

@@ -33,15 +33,15 @@ DiagnosticsModel::DiagnosticsModel(StudioSession* session, QObject* parent) : QA
 
 void DiagnosticsModel::watchRun(NumericRun* run) {
   using Source = Diagnostic::Source;
-  connect(run, &NumericRun::failed, this, [this](const QString& node, const QString& message) {
+  connect(run, &NumericRun::failed, this, [this, run](const QString& node, const QString& message) {
     removeSource(Source::Run);
-    if (message == NumericRun::tr("cancelled")) return; // the user's cancel is not an error
+    if (run->wasCancelled()) return; // the user's cancel is not an error
     add({Source::Run, node, message});
   });
   connect(run, &NumericRun::stateChanged, this, [this](NumericRun::State state) {
     if (state != NumericRun::State::Failed) removeSource(Source::Run);
   });
-  if (run->state() == NumericRun::State::Failed && run->lastError() != NumericRun::tr("cancelled"))
+  if (run->state() == NumericRun::State::Failed && !run->wasCancelled())
     add({Source::Run, run->failedNode(), run->lastError()});
 }
 

@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QStyle>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -29,9 +30,13 @@ ModuleTreePanel::ModuleTreePanel(StudioSession* session, QWidget* parent)
   m_view->setContextMenuPolicy(Qt::CustomContextMenu);
   m_view->header()->setStretchLastSection(false);
   m_view->header()->setSectionResizeMode(ModuleTreeModel::NameColumn, QHeaderView::Interactive);
-  m_view->header()->resizeSection(ModuleTreeModel::NameColumn, 112);
-  m_view->header()->resizeSection(ModuleTreeModel::TypeColumn, 120);
-  m_view->header()->resizeSection(ModuleTreeModel::LeafColumn, 72);
+  // Widths from the font, so the columns read the same at any scale: the Leaf column holds its
+  // check box and the usual "inlined" / "leaf (kept)".
+  const QFontMetrics fm = m_view->fontMetrics();
+  const int check = m_view->style()->pixelMetric(QStyle::PM_IndicatorWidth) + 16;
+  m_view->header()->resizeSection(ModuleTreeModel::NameColumn, fm.horizontalAdvance(QStringLiteral("downsample_1_2")) + 40);
+  m_view->header()->resizeSection(ModuleTreeModel::TypeColumn, fm.horizontalAdvance(QStringLiteral("SparseConv3d")) + 16);
+  m_view->header()->resizeSection(ModuleTreeModel::LeafColumn, check + fm.horizontalAdvance(QStringLiteral("leaf (kept)")));
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
