@@ -3,6 +3,7 @@
 
 #include "ModelDocument.h"
 
+#include "ElidedLabel.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "WeightsLoader.h"
@@ -108,7 +109,8 @@ ModelDocument::ModelDocument(StudioSession* session, NumericRun* numeric, QWidge
   connect(m_weights, &WeightsLoader::statusMessage, this, &StudioDocument::statusMessage);
 
   m_modelLabel = new QLabel(this);
-  m_stateLabel = new QLabel(this);
+  m_stateLabel = new ElidedLabel(this); // "…" and a tooltip when the status bar is narrow
+  m_stateLabel->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred); // its width when there is room
   m_stateLabel->setTextFormat(Qt::RichText);
   m_zoomLabel = new QLabel(this);
   connect(m_graph->view(), &GraphView::zoomChanged, this,
@@ -477,7 +479,8 @@ void ModelDocument::createNumericActions() {
   connect(stepping, &QAction::toggled, m_numeric, &NumericRun::setStepping);
   m_debugRunActions = {runInputs, stepping};
 
-  m_overlayLegend = new QLabel(this);
+  m_overlayLegend = new ElidedLabel(this);
+  m_overlayLegend->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
   m_overlayLegend->setObjectName(QStringLiteral("overlayLegend"));
   m_overlayLegend->setTextFormat(Qt::RichText);
   m_overlayLegend->hide();

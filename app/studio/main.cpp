@@ -112,6 +112,11 @@ struct StudioOptions {
                              QStringLiteral("MODE")};
   QCommandLineOption select{QStringLiteral("select"), QStringLiteral("select node NAME once loaded"),
                             QStringLiteral("NAME")};
+  QCommandLineOption panel{
+      QStringLiteral("panel"),
+      QStringLiteral("with --screenshot, bring the panel titled TITLE to the front of its dock group ('Node Ranking', 'Breakpoints', "
+                     "'MLIR', ...); may be repeated"),
+      QStringLiteral("TITLE")};
   QCommandLineOption shortcuts{
       QStringLiteral("shortcuts"),
       QStringLiteral("open Help > Keyboard Shortcuts once loaded (with --screenshot, that window is rendered)")};
@@ -134,6 +139,7 @@ struct StudioOptions {
     parser.addOption(inputs);
     parser.addOption(overlay);
     parser.addOption(select);
+    parser.addOption(panel);
   }
 };
 
@@ -278,13 +284,14 @@ int main(int argc, char** argv) {
   }
 
   const bool showShortcuts = parser.isSet(options.shortcuts);
-  const bool showValues = parser.isSet(options.run) || steps > 0;
-  auto grabAndExit = [&window, screenshotPath, showShortcuts, showValues] {
+  // The panels in front of their tab groups: what ran (the Values dock), then those asked for.
+  QStringList frontPanels = parser.values(options.panel);
+  if (parser.isSet(options.run) || steps > 0) frontPanels.prepend(QStringLiteral("Values"));
+  auto grabAndExit = [&window, screenshotPath, showShortcuts, frontPanels] {
     if (showShortcuts) window.showShortcuts();
-    if (showValues) // what ran: the Values dock in front of its tab group
-      for (QTabBar* bar : window.findChildren<QTabBar*>())
-        for (int i = 0; i < bar->count(); ++i)
-          if (bar->tabText(i) == QLatin1String("Values")) bar->setCurrentIndex(i);
+    for (QTabBar* bar : window.findChildren<QTabBar*>())
+      for (int i = 0; i < bar->count(); ++i)
+        if (frontPanels.contains(bar->tabText(i))) bar->setCurrentIndex(i);
     // Let the view settle (overlays, minimap render, numeric stepping's ops) before grabbing.
     auto* settle = new QTimer(&window);
     settle->setInterval(600);
