@@ -7,6 +7,7 @@
 // Keyboard Shortcuts listing the graph's keys (the arrow-key walk included) with no key bound
 // twice in the window.
 
+#include "GraphTestSupport.h"
 #include "LeafEdits.h"
 #include "MainWindow.h"
 #include "StudioSession.h"
@@ -39,17 +40,10 @@
 using namespace lattice;
 using namespace lattice::studio;
 using lattice::widgettest::openAndWait;
+using lattice::widgettest::waitForLayout;
 using lattice::widgettest::waitFor;
 
 namespace {
-
-/// Waits for the next layout `finished` records; false on failure or timeout.
-bool waitForLayout(GraphWidget& w, QSignalSpy& finished) {
-  QSignalSpy failed(&w, &GraphWidget::layoutFailed);
-  for (int i = 0; i < 1200 && finished.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !finished.isEmpty();
-}
 
 struct Fixture {
   StudioSession session;

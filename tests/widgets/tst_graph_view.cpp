@@ -6,6 +6,7 @@
 // structures are worked out by hand from the chain example (x → 3 layers per block → output)
 // or read from the FX graph itself (producers and users), never from the view.
 
+#include "GraphTestSupport.h"
 #include "MainWindow.h"
 #include "StudioSession.h"
 #include "fx/Graph.h"
@@ -45,6 +46,7 @@
 
 using namespace lattice;
 using namespace lattice::studio;
+using lattice::widgettest::waitForLayout;
 
 namespace {
 
@@ -55,14 +57,6 @@ bool waitForLoad(StudioSession& session, const QString& reference) {
   for (int i = 0; i < 1200 && loaded.isEmpty() && failed.isEmpty(); ++i)
     QTest::qWait(50);
   return !loaded.isEmpty();
-}
-
-/// Waits for the next layout of `w` to be applied; false on failure or timeout.
-bool waitForLayout(GraphWidget& w, QSignalSpy& finished) {
-  QSignalSpy failed(&w, &GraphWidget::layoutFailed);
-  for (int i = 0; i < 1200 && finished.isEmpty() && failed.isEmpty(); ++i)
-    QTest::qWait(50);
-  return !finished.isEmpty();
 }
 
 /// A session and graph widget with `reference` opened and laid out.

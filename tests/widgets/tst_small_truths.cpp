@@ -20,6 +20,7 @@
 #include "panels/InterpreterPanel.h"
 
 #include "WidgetTestSupport.h"
+#include "WorkerTestSupport.h"
 
 #include <QAction>
 #include <QApplication>
@@ -36,40 +37,11 @@
 #include <QtTest/QSignalSpy>
 #include <QtTest/QtTest>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-
 using namespace lattice;
 using namespace lattice::studio;
 using namespace lattice::widgettest;
 
 namespace {
-
-/// Holds every thread that calls hold() until release(), for at most a minute.
-class Latch {
-public:
-  void hold() {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    m_held.fetch_add(1);
-    m_cv.wait_for(lock, std::chrono::seconds(60), [this] { return m_open; });
-  }
-  void release() {
-    {
-      std::lock_guard<std::mutex> lock(m_mutex);
-      m_open = true;
-    }
-    m_cv.notify_all();
-  }
-  int held() const { return m_held.load(); }
-
-private:
-  std::mutex m_mutex;
-  std::condition_variable m_cv;
-  bool m_open = false;
-  std::atomic<int> m_held{0};
-};
 
 QString conformanceArtifact(const QString& name) {
   return QStringLiteral(LATTICE_TEST_DATA_DIR "/conformance/models/") + name + QStringLiteral("/expected.lattice");

@@ -9,16 +9,13 @@
 #include "MainWindow.h"
 #include "StudioSession.h"
 #include "WidgetTestSupport.h"
+#include "WorkerTestSupport.h"
 #include "numeric/NumericRun.h"
 
 #include <QTabWidget>
 #include <QUndoStack>
 #include <QtTest/QtTest>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <variant>
 
 using namespace lattice;
@@ -26,35 +23,6 @@ using namespace lattice::studio;
 using namespace lattice::widgettest;
 
 namespace {
-
-/// Holds every thread that calls hold() until release(), for at most a minute (then expired()).
-class Latch {
-public:
-  void hold() {
-    std::unique_lock<std::mutex> lock(m_mutex);
-    m_held.fetch_add(1);
-    if (!m_cv.wait_for(lock, std::chrono::seconds(60), [this] { return m_open; })) m_expired = true;
-  }
-  void release() {
-    {
-      std::lock_guard<std::mutex> lock(m_mutex);
-      m_open = true;
-    }
-    m_cv.notify_all();
-  }
-  int held() const { return m_held.load(); }
-  bool expired() {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_expired;
-  }
-
-private:
-  std::mutex m_mutex;
-  std::condition_variable m_cv;
-  bool m_open = false;
-  bool m_expired = false;
-  std::atomic<int> m_held{0};
-};
 
 NumericRun::InputChoice randomChoice(qint64 points, quint64 seed) {
   NumericRun::InputChoice c;
