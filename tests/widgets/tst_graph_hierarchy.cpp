@@ -32,6 +32,7 @@
 #include <QtTest/QtTest>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QDockWidget>
+#include <QtWidgets/QLineEdit>
 #include <QtWidgets/QMenu>
 
 #include <algorithm>
