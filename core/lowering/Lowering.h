@@ -54,6 +54,14 @@ struct ExportOptions {
   std::optional<int64_t> groupSize;
   /// Quantization scale dtype "f16"/"f32" (default: lowering.quantize_scale_dtype, else "f16").
   std::optional<std::string> scaleDtype;
+  /// A per-layer plan (`--quantize-plan`); it replaces quantizeBits, groupSize and scaleDtype
+  /// and the archive's hints for them. resolveExport refuses it together with quantizeBits.
+  std::shared_ptr<const QuantizationPlan> quantizationPlan;
+  /// Layers kept dense on top of the uniform quantization (`--keep-dense PATTERN`, globs as in
+  /// a plan): resolveExport turns them into a plan whose default is the resolved quantizeBits'
+  /// format ("--keep-dense needs quantization (--quantize or the archive's quantize_bits)"
+  /// without one).
+  std::vector<std::string> keepDense;
   /// Output names (default: lowering.output_names, else `output` / `output_0`, ...).
   std::optional<std::vector<std::string>> outputNames;
   /// Validate the written payload (§6.4); overrides `save.validate`.

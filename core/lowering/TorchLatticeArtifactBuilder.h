@@ -29,6 +29,7 @@
 
 #include "lowering/ArtifactSave.h"
 #include "lowering/ArtifactValue.h"
+#include "lowering/QuantizationPlan.h"
 #include "dialect/MlirAttributes.h"
 #include "dialect/MlirWriter.h"
 #include "fx/Value.h"
@@ -44,6 +45,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,6 +69,9 @@ struct ArtifactBuilderOptions {
   int64_t quantizeGroupSize = 32;
   /// "f16" or "f32": "quantize_scale_dtype must be 'f16' or 'f32'."
   std::string quantizeScaleDtype = "f16";
+  /// A per-layer plan. When set it decides the format of every conv and linear weight, and
+  /// quantizeBits, quantizeGroupSize and quantizeScaleDtype are not used.
+  std::shared_ptr<const QuantizationPlan> quantizationPlan;
   /// Emit the default sparse input (§5.2) and make it the current value.
   bool createDefaultInput = true;
   /// Stride of the default input, converted with `_triple` (an int or a 3-sequence):
@@ -92,6 +97,28 @@ struct OpProvenance {
   /// `key.scales`, `key.biases` when quantized).
   std::uint32_t firstWeight = 0;
   std::uint32_t weightCount = 0;
+};
+
+/// A conv or linear weight the builder stored: what a quantization plan decides about.
+struct QuantizableWeight {
+  /// The module path registerWeight was given (the plan's key, `stem.0`).
+  std::string layer;
+  /// The FX node that emitted it (the current node then).
+  std::string owner;
+  /// The storage key (`stem.0.weight`); quantized, the stored tensors are `key.weight`,
+  /// `key.scales` and `key.biases`.
+  std::string storageKey;
+  /// `conv3d` or `linear`.
+  std::string family;
+  /// The logical shape before packing: (C_out, Kx, Ky, Kz, C_in) or (C_out, C_in).
+  std::vector<int64_t> shape;
+  DType dtype = DType::F32;
+  /// The format it was stored in.
+  WeightFormat format;
+  /// False for the normalized convolutions, whose weights the reference never packs.
+  bool packable = true;
+  /// Index of its `weight` op in provenance().
+  std::size_t provenance = 0;
 };
 
 /// Attribute values of `activation(...)` (§5.10): the reference's defaults.
@@ -230,6 +257,21 @@ public:
   /// `lattice.weight` op (SSA and symbol `safeValueName(key)`) and returns its value.
   Expected<ValueId> registerWeight(std::string_view moduleName, std::string_view parameter,
                                    const TensorData& tensor, std::string_view family, std::string_view layout);
+  /// The format a `family` weight of `layer` is stored in: dense unless the family is `conv3d`
+  /// or `linear`; then the plan's format (quantizationPlan), else quantizeBits' uniform one.
+  WeightFormat weightFormatFor(std::string_view layer, std::string_view family) const;
+  /// For layers whose weights must stay dense (the normalized convolutions, lowering.md §3): the
+  /// reference's error when quantizeBits is set; with a plan, an error naming the plan entry that
+  /// asks to pack `layer` ("quantization plan entry 'stem.*' asks int4 for 'stem.0', a
+  /// NormalizedSubmConv3d: its weights stay dense because normalization depends on weight
+  /// squares"). A plan's default never packs such a layer. Call before registering its weights.
+  Status requireDenseWeights(const std::string& layer, const std::string& className);
+  /// Every conv and linear weight registered so far, in registration order.
+  const std::vector<QuantizableWeight>& quantizableWeights() const { return m_quantizable; }
+  /// The patterns of the plan's entries that decided no layer so far (finishLowering refuses a
+  /// plan with any: "quantization plan entry 'x' matches no conv or linear layer of the model").
+  std::vector<std::string> unusedPlanEntries() const;
+
   /// Emits one op through the writer (an OpRecord converts) and records its provenance under
   /// the current node.
   Expected<OpResults> emitOp(const OpSpec& op);
@@ -312,6 +354,9 @@ private:
   bool m_finalized = false;
   std::deque<std::string> m_owners{std::string()}; // setCurrentNode names; [0] is "" (stable refs)
   std::vector<OpProvenance> m_provenance;
+  std::vector<QuantizableWeight> m_quantizable;
+  std::vector<std::string> m_denseOnly;          // requireDenseWeights' layers
+  mutable std::vector<bool> m_planEntryUsed;      // per plan entry: decided a layer
 };
 
 } // namespace lattice
