@@ -56,6 +56,11 @@ commands:
         memory) on the recorded inputs and compare every FX node's value with what
         PyTorch recorded, in data-flow order (relative L2 over T, default 1e-4, marks
         a node); names the first divergent node; exit 0 when none diverges
+  quant-plan MODEL [--inputs IN | --random-inputs N[:SEED]] [--candidates int4,int8]
+        [--group-sizes 32,64,128] [--budget REL_L2 | --max-bytes N] [-o PLAN.json] [--json]
+        each conv and linear layer's measured sensitivity (relative L2 error at the outputs
+        with only that layer quantized), the smallest plan within the budget (its error
+        measured, default 1e-2) and the Pareto front; -o writes it for lower --quantize-plan
 
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
 example:sparse_resunet42, example:chain:N. A TorchScript archive is read by LibTorch's own
@@ -93,6 +98,7 @@ int main(int argc, char** argv) {
   if (command == "diff") return lattice::cli::runDiff(args);
   if (command == "run") return lattice::cli::runRun(args);
   if (command == "check") return lattice::cli::runCheck(args);
+  if (command == "quant-plan") return lattice::cli::runQuantPlan(args);
   std::cerr << "lattice-cli: unknown command '" << command << "'\n\n" << kUsage;
   return lattice::cli::ExitUsage;
 }
