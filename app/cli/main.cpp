@@ -20,12 +20,16 @@ commands:
         write a built-in example as an .ltfx archive
   lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
         [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
-        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
+        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32] [--keep-dense PATTERN]...
+        [--quantize-plan PLAN.json]
         [--output-name NAME]... [--no-validate] [--force] [WEIGHTS]
         lower MODEL to a lattice artifact (graph.mlir + weights.safetensors); the
         archive's example inputs and lowering options are the defaults. DIR is
         replaced only when it is empty or holds just an artifact; --force replaces
-        a folder with other files in it (they are deleted)
+        a folder with other files in it (they are deleted). --quantize-plan gives
+        each conv and linear layer its own format (dense, int8, int4; group size,
+        scale dtype) from a JSON plan; --keep-dense keeps the layers a module path
+        or glob ('stem.*') names dense on top of --quantize
   validate PATH...
         check an artifact directory (graph.mlir + weights.safetensors) or a lone
         .mlir against every lattice dialect rule; diagnostics are printed as
