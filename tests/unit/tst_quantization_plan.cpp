@@ -128,6 +128,18 @@ private Q_SLOTS:
       QCOMPARE(back->entries[i].format, plan.entries[i].format);
     }
     QCOMPARE(back->toJson(), json);
+
+    // A pattern given twice decides where it last appears; the file keeps that.
+    QuantizationPlan twice;
+    twice.entries.push_back({"a*", WeightFormat::quantized(4)});
+    twice.entries.push_back({"ab*", WeightFormat::denseFormat()});
+    twice.entries.push_back({"a*", WeightFormat::quantized(8)});
+    QCOMPARE(twice.entryFor("abc"), 2);
+    Expected<QuantizationPlan> reread = QuantizationPlan::parse(twice.toJson(), "p");
+    VERIFY_OK(reread);
+    QCOMPARE(reread->entries.size(), std::size_t(2));
+    QCOMPARE(reread->formatFor("abc"), WeightFormat::quantized(8));
+    QCOMPARE(reread->formatFor("ax"), WeightFormat::quantized(8));
   }
 
   void formatNames() {
