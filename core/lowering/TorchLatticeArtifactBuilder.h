@@ -269,8 +269,10 @@ public:
   Status requireDenseWeights(const std::string& layer, const std::string& className);
   /// Every conv and linear weight registered so far, in registration order.
   const std::vector<QuantizableWeight>& quantizableWeights() const { return m_quantizable; }
-  /// The patterns of the plan's entries that decided no layer so far (finishLowering refuses a
-  /// plan with any: "quantization plan entry 'x' matches no conv or linear layer of the model").
+  /// The patterns of the plan's entries that matched no conv or linear layer so far
+  /// (finishLowering refuses a plan with any: "quantization plan entry 'x' matches no conv or
+  /// linear layer of the model"). An entry every layer of which an exact name overrides counts
+  /// as matching.
   std::vector<std::string> unusedPlanEntries() const;
 
   /// Emits one op through the writer (an OpRecord converts) and records its provenance under

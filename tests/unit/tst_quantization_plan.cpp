@@ -358,11 +358,25 @@ private Q_SLOTS:
     QVERIFY(!p.ok());
     QCOMPARE(p.message(), std::string("quantization plan entry 'stem.*' matches no conv or linear layer of the model "
                                       "(its layers: 0, 1)"));
-    // An entry shadowed by an exact one decided nothing either.
+    // An entry that matches layers whose exact entries override it does match them: not refused.
     o.quantizationPlan = planOf(R"({"layers": {"*": "int4", "0": "dense", "1": "int8"}})");
     p = lowerWith(m, o);
-    QVERIFY(!p.ok());
-    QVERIFY2(p.message().find("entry '*' matches no conv") != std::string::npos, p.message().c_str());
+    VERIFY_OK(p);
+    QVERIFY(p->builder->quantizableWeights()[0].format.dense());
+    QCOMPARE(p->builder->quantizableWeights()[1].format, WeightFormat::quantized(8));
+  }
+
+  void keepDenseOverridesAPlanThatNamesEveryLayer() {
+    // What `lower --quantize-plan PLAN --keep-dense P` does with a plan quant-plan wrote (every
+    // layer named exactly): the layers P matches end up dense all the same.
+    const Model m = twoConvModel("SubmConv3d");
+    ExportOptions o;
+    o.quantizationPlan = planOf(R"({"layers": {"0": "int4", "1": "int8"}})");
+    o.keepDense = {"0"};
+    Expected<PreparedLowering> p = lowerWith(m, o);
+    VERIFY_OK(p);
+    QVERIFY(p->builder->quantizableWeights()[0].format.dense());
+    QCOMPARE(p->builder->quantizableWeights()[1].format, WeightFormat::quantized(8));
   }
 
   void keepDenseAndConflicts() {
