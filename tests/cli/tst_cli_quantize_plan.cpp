@@ -127,19 +127,7 @@ double relativeL2(const std::vector<float>& a, const std::vector<float>& b) {
 /// A Sequential of a SubmConv3d "0" and a NormalizedSubmConv3d "1", written as an archive.
 QString writeNormalizedModel(const QTemporaryDir& dir) {
   using namespace lattice::testmodels;
-  Model m = sequentialModel();
-  ConvSpec a;
-  a.in = 2;
-  a.out = 3;
-  a.kernel = {3, 3, 3};
-  addConv(m, "0", "SubmConv3d", a);
-  ConvSpec b;
-  b.in = 3;
-  b.out = 4;
-  b.kernel = {3, 3, 3};
-  addConv(m, "1", "NormalizedSubmConv3d", b);
-  finishSequential(m);
-  m.exampleInputs = {sparseInput("input", 2)};
+  const Model m = twoConvModel("NormalizedSubmConv3d");
   const QString path = dir.filePath(QStringLiteral("normalized.ltfx"));
   Status s = writeArchive(m, path.toStdString());
   if (!s) qFatal("%s", s.message().c_str());

@@ -352,6 +352,25 @@ inline InputSpec sparseInput(const std::string& name, std::optional<int64_t> cha
   return s;
 }
 
+/// A Sequential root of conv "0" (SubmConv3d 2 → 3, kernel 3) and conv "1" (`secondClass` 3 → 4,
+/// kernel 3), with one sparse example input of 2 channels.
+inline Model twoConvModel(const std::string& secondClass) {
+  Model m = sequentialModel();
+  ConvSpec a;
+  a.in = 2;
+  a.out = 3;
+  a.kernel = {3, 3, 3};
+  addConv(m, "0", "SubmConv3d", a);
+  ConvSpec b;
+  b.in = 3;
+  b.out = 4;
+  b.kernel = {3, 3, 3};
+  addConv(m, "1", secondClass, b);
+  finishSequential(m);
+  m.exampleInputs = {sparseInput("input", 2)};
+  return m;
+}
+
 inline InputSpec denseInput(const std::string& name, const std::string& type, std::optional<int64_t> channels) {
   InputSpec s;
   s.name = name;

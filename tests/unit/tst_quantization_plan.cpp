@@ -37,23 +37,6 @@ TensorData randomWeights(std::vector<int64_t> shape, unsigned seed) {
   return f32(std::move(shape), v);
 }
 
-/// conv "0" (SubmConv3d 2 → 3), conv "1" (`cls` 3 → 4), linear-free; a Sequential root.
-Model twoConvModel(const std::string& secondClass) {
-  Model m = sequentialModel();
-  ConvSpec a;
-  a.in = 2;
-  a.out = 3;
-  a.kernel = {3, 3, 3};
-  addConv(m, "0", "SubmConv3d", a);
-  ConvSpec b;
-  b.in = 3;
-  b.out = 4;
-  b.kernel = {3, 3, 3};
-  addConv(m, "1", secondClass, b);
-  finishSequential(m);
-  m.exampleInputs = {sparseInput("input", 2)};
-  return m;
-}
 
 Expected<PreparedLowering> lowerWith(const Model& model, const ExportOptions& options) {
   Expected<PreparedLowering> p = prepareLowering(model, options);
