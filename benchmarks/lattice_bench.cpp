@@ -6,6 +6,7 @@
 //   lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]   (runtime_bench.cpp)
 //   lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]   (startup_bench.cpp)
 //   lattice-bench --validation [--runs N] [--sizes a,b,...]   (validation_bench.cpp)
+//   lattice-bench --quant-plan [--model M] [--points N] [--candidates int4,int8] [--runs N] [--json]   (quant_bench.cpp)
 //
 // --phases adds, per case, the split of "lower" into prepare (resolve + trace), interpret
 // (finishLowering), text (toMlir) and teardown (destroying the builder and graph).
@@ -15,6 +16,7 @@
 
 #include "runtime_bench.h"
 #include "startup_bench.h"
+#include "quant_bench.h"
 #include "validation_bench.h"
 
 #include "lowering/Lowering.h"
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--startup") return startupBenchMain(argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--validation") return validationBenchMain(argc, argv);
+    if (std::string(argv[i]) == "--quant-plan") return quantBenchMain(argc, argv);
   std::string dirArg;
   std::string casesArg;
   int runs = 5;
@@ -135,7 +138,8 @@ int main(int argc, char** argv) {
       std::cerr << "usage: lattice-bench [--dir DIR] [--runs N] [--cases a,b,...] [--json] [--phases]\n"
                    "       lattice-bench --runtime [--json] [--runs N] [--threads N] [--cases a,b,...]\n"
                    "       lattice-bench --startup [--runs N] [--cli PATH] [--baseline PATH] [--artifact DIR] [--json]\n"
-                   "       lattice-bench --validation [--runs N] [--sizes a,b,...]\n";
+                   "       lattice-bench --validation [--runs N] [--sizes a,b,...]\n"
+                   "       lattice-bench --quant-plan [--model M] [--points N] [--candidates int4,int8] [--runs N] [--json]\n";
       return 2;
     }
   }

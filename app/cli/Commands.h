@@ -26,6 +26,10 @@ int runRun(const std::vector<std::string>& args);
 /// 2 on usage or unreadable input.
 int runCheck(const std::vector<std::string>& args);
 
+/// `quant-plan MODEL`: per-layer sensitivity to int4/int8 and a plan for a budget; exit 1 when
+/// no plan meets it.
+int runQuantPlan(const std::vector<std::string>& args);
+
 /// Prints "lattice-cli: <message>" to stderr and returns the code.
 int fail(int code, const std::string& message);
 

@@ -16,8 +16,13 @@ namespace {
 
 const char* const kLowerUsage = R"(usage: lattice-cli lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
         [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
-        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
+        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32] [--keep-dense PATTERN]...
+        [--quantize-plan PLAN.json]
         [--output-name NAME]... [--no-validate] [--force] [--weights FILE [--allow-partial]]
+PLAN.json: {"default": "int8", "layers": {"stem.*": "dense",
+            "classifier": {"kind": "int4", "group_size": 64, "scale_dtype": "f16"}}}
+        (module paths as 'lattice-cli trace' prints them, or globs; group size 32, 64
+        or 128). --keep-dense PATTERN keeps those layers dense on top of --quantize.
 example: lattice-cli lower example:sparse_resnet21d -o resnet.lattice
          lattice-cli lower model.pt -o model.lattice --input x:sparse:f32:4
 (see 'lattice-cli --help' for MODEL and the other commands)

@@ -37,8 +37,9 @@ std::string missingInputsHint(const Model& model) {
 } // namespace
 
 const std::set<std::string>& lowerOptionNames() {
-  static const std::set<std::string> names = {"input",      "batch-size",  "input-dtype", "quantize",
-                                              "group-size", "scale-dtype", "output-name", "weights"};
+  static const std::set<std::string> names = {"input",       "batch-size",  "input-dtype",   "quantize",
+                                              "group-size",  "scale-dtype", "quantize-plan", "keep-dense",
+                                              "output-name", "weights"};
   return names;
 }
 
@@ -78,6 +79,16 @@ std::string parseExportOptions(const ParsedArgs& parsed, ExportOptions& options)
     if (d != "f32" && d != "f16") return "--scale-dtype must be f16 or f32, not '" + d + "'";
     options.scaleDtype = d;
   }
+  if (parsed.options.count("quantize-plan")) {
+    for (const char* uniform : {"quantize", "group-size", "scale-dtype"})
+      if (parsed.options.count(uniform))
+        return std::string("--quantize-plan gives every layer's format: drop --") + uniform;
+    if (parsed.value("quantize-plan").empty()) return "--quantize-plan expects a plan file";
+  }
+  for (const std::string& pattern : parsed.values("keep-dense")) {
+    if (pattern.empty()) return "--keep-dense expects a module path or pattern (e.g. 'stem.*')";
+    options.keepDense.push_back(pattern);
+  }
   if (!parsed.values("output-name").empty()) options.outputNames = parsed.values("output-name");
   return "";
 }
@@ -89,7 +100,16 @@ int lowerModel(const std::string& modelSpec, const ParsedArgs& parsed, const Exp
   out.model = std::make_unique<Model>(std::move(*model));
   if (int code = applyWeights(parsed, *out.model)) return code;
 
-  auto prepared = prepareLowering(*out.model, options);
+  // The plan file is read here: an unreadable or invalid plan is bad input, not a usage error.
+  ExportOptions withPlan;
+  const bool planned = parsed.options.count("quantize-plan") != 0;
+  if (planned) {
+    Expected<QuantizationPlan> plan = QuantizationPlan::readFile(parsed.value("quantize-plan"));
+    if (!plan) return fail(ExitBadInput, plan.message());
+    withPlan = options;
+    withPlan.quantizationPlan = std::make_shared<const QuantizationPlan>(std::move(*plan));
+  }
+  auto prepared = prepareLowering(*out.model, planned ? withPlan : options);
   if (!prepared) {
     std::string message = modelSpec + ": " + prepared.message();
     // A TorchScript file carries no example inputs: say how to give them.

@@ -15,7 +15,7 @@
 namespace lattice::cli {
 
 /// Options taking a value that configure a lowering: input, batch-size, input-dtype, quantize,
-/// group-size, scale-dtype, output-name, weights.
+/// group-size, scale-dtype, quantize-plan, keep-dense, output-name, weights.
 const std::set<std::string>& lowerOptionNames();
 
 /// Reads the lowering options of `parsed` into `options`; returns "" or the usage error.
@@ -27,7 +27,8 @@ struct LoweredModel {
   PreparedLowering lowering;
 };
 
-/// Loads MODEL (applying --weights), prepares and finishes its lowering. Returns 0, or the exit
+/// Loads MODEL (applying --weights) and the --quantize-plan file, prepares and finishes its
+/// lowering. Returns 0, or the exit
 /// code after printing one line (the missing-inputs hint included when the model has none).
 int lowerModel(const std::string& modelSpec, const ParsedArgs& parsed, const ExportOptions& options,
                LoweredModel& out);

@@ -20,12 +20,16 @@ commands:
         write a built-in example as an .ltfx archive
   lower MODEL -o DIR [--input NAME:sparse:DTYPE:CHANNELS[:SX,SY,SZ]]...
         [--input NAME:dense:TENSOR_TYPE]... [--batch-size N] [--input-dtype f32|f16]
-        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32]
+        [--quantize 4|8] [--group-size N] [--scale-dtype f16|f32] [--keep-dense PATTERN]...
+        [--quantize-plan PLAN.json]
         [--output-name NAME]... [--no-validate] [--force] [WEIGHTS]
         lower MODEL to a lattice artifact (graph.mlir + weights.safetensors); the
         archive's example inputs and lowering options are the defaults. DIR is
         replaced only when it is empty or holds just an artifact; --force replaces
-        a folder with other files in it (they are deleted)
+        a folder with other files in it (they are deleted). --quantize-plan gives
+        each conv and linear layer its own format (dense, int8, int4; group size,
+        scale dtype) from a JSON plan; --keep-dense keeps the layers a module path
+        or glob ('stem.*') names dense on top of --quantize
   validate PATH...
         check an artifact directory (graph.mlir + weights.safetensors) or a lone
         .mlir against every lattice dialect rule; diagnostics are printed as
@@ -56,6 +60,11 @@ commands:
         memory) on the recorded inputs and compare every FX node's value with what
         PyTorch recorded, in data-flow order (relative L2 over T, default 1e-4, marks
         a node); names the first divergent node; exit 0 when none diverges
+  quant-plan MODEL [--inputs IN | --random-inputs N[:SEED]] [--candidates int4,int8]
+        [--group-sizes 32,64,128] [--budget REL_L2 | --max-bytes N] [-o PLAN.json] [--json]
+        each conv and linear layer's measured sensitivity (relative L2 error at the outputs
+        with only that layer quantized), the smallest plan within the budget (its error
+        measured, default 1e-2) and the Pareto front; -o writes it for lower --quantize-plan
 
 MODEL is an .ltfx directory, a TorchScript archive (.pt, .pth) or example:sparse_resnet21d,
 example:sparse_resunet42, example:chain:N. A TorchScript archive is read by LibTorch's own
@@ -93,6 +102,7 @@ int main(int argc, char** argv) {
   if (command == "diff") return lattice::cli::runDiff(args);
   if (command == "run") return lattice::cli::runRun(args);
   if (command == "check") return lattice::cli::runCheck(args);
+  if (command == "quant-plan") return lattice::cli::runQuantPlan(args);
   std::cerr << "lattice-cli: unknown command '" << command << "'\n\n" << kUsage;
   return lattice::cli::ExitUsage;
 }

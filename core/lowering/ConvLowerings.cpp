@@ -29,9 +29,7 @@ struct ConvAttrs {
 ArtifactValuePtr lowerConvFamily(ModuleCall& c, bool normalized, OpKind op1, ConvAttrs attrs1, OpKind op2,
                                  ConvAttrs attrs2) {
   TorchLatticeArtifactBuilder& b = c.builder;
-  if (normalized && b.options().quantizeBits)
-    fail(c.className() +
-         " artifact export does not support packed weights because normalization depends on weight squares.");
+  if (normalized) must(b.requireDenseWeights(c.name, c.className()));
   const ArtifactValuePtr input = c.inputOrCurrent(0);
   requireKind(input, Kind::Sparse, c.className());
 

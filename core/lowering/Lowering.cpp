@@ -108,6 +108,28 @@ Status prepare(PreparedLowering& p, const fx::Graph* graph, const Tracer* tracer
   return {};
 }
 
+/// A plan entry that decided no layer is most likely a typo: refused, with some of the model's
+/// layer names.
+Status checkPlanUsed(const TorchLatticeArtifactBuilder& builder) {
+  const std::vector<std::string> unused = builder.unusedPlanEntries();
+  if (unused.empty()) return {};
+  std::string layers;
+  std::size_t shown = 0, total = 0;
+  std::set<std::string> seen;
+  for (const QuantizableWeight& w : builder.quantizableWeights()) {
+    if (!seen.insert(w.layer).second) continue;
+    ++total;
+    if (shown < 6) {
+      layers += (shown ? ", " : "") + w.layer;
+      ++shown;
+    }
+  }
+  std::string message = "quantization plan entry '" + unused.front() + "' matches no conv or linear layer of the model";
+  if (total == 0) message += " (the model has none)";
+  else message += " (its layers: " + layers + (total > shown ? ", ..." : "") + ")";
+  return makeError(message);
+}
+
 } // namespace
 
 Expected<ResolvedExport> resolveExport(const Model& model, const ExportOptions& options) {
@@ -165,6 +187,27 @@ Expected<ResolvedExport> resolveExport(const Model& model, const ExportOptions& 
   else if (hints.quantizeBits) b.quantizeBits = *hints.quantizeBits;
   b.quantizeGroupSize = options.groupSize ? *options.groupSize : hints.quantizeGroupSize;
   b.quantizeScaleDtype = options.scaleDtype ? *options.scaleDtype : hints.quantizeScaleDtype;
+  // A per-layer plan replaces the uniform options and their hints; --keep-dense builds one.
+  if (options.quantizationPlan) {
+    if (options.quantizeBits)
+      return makeError("a quantization plan cannot be combined with quantize bits: the plan gives every "
+                       "layer's format (--quantize-plan replaces --quantize)");
+    b.quantizeBits.reset();
+    if (options.keepDense.empty()) {
+      b.quantizationPlan = options.quantizationPlan;
+    } else {
+      auto plan = std::make_shared<QuantizationPlan>(*options.quantizationPlan);
+      for (const std::string& pattern : options.keepDense) plan->entries.push_back({pattern, WeightFormat::denseFormat()});
+      b.quantizationPlan = std::move(plan);
+    }
+  } else if (!options.keepDense.empty()) {
+    if (!b.quantizeBits)
+      return makeError("--keep-dense needs quantization (--quantize or the archive's quantize_bits)");
+    auto plan = std::make_shared<QuantizationPlan>(QuantizationPlan::uniform(WeightFormat::quantized(
+        static_cast<int>(*b.quantizeBits), b.quantizeGroupSize, b.quantizeScaleDtype)));
+    for (const std::string& pattern : options.keepDense) plan->entries.push_back({pattern, WeightFormat::denseFormat()});
+    b.quantizationPlan = std::move(plan);
+  }
   b.createDefaultInput = false;
   resolved.outputNames = options.outputNames ? options.outputNames : hints.outputNames;
   return resolved;
@@ -221,8 +264,10 @@ Expected<PreparedLowering> prepareLowering(const Model& model, const ExportOptio
 
 Status finishLowering(PreparedLowering& p, const std::atomic<bool>* cancel) {
   if (!p.model || !p.builder) return makeError("lowering was not prepared");
-  if (p.direct()) return lowerDirect(*p.builder, *p.model, p.inputs, p.outputNames);
-  return finishTraced(*p.interpreter, *p.builder, p.outputNames, cancel);
+  Status done = p.direct() ? lowerDirect(*p.builder, *p.model, p.inputs, p.outputNames)
+                           : finishTraced(*p.interpreter, *p.builder, p.outputNames, cancel);
+  if (!done) return done;
+  return checkPlanUsed(*p.builder);
 }
 
 Status lowerFxArtifact(TorchLatticeArtifactBuilder& builder, const Model& model,

@@ -92,7 +92,7 @@ public:
   /// and what is wrong with it (an unknown kind, a group size other than 32/64/128, an unknown
   /// key, JSON syntax with its line).
   static Expected<QuantizationPlan> parse(const std::string& text, const std::string& fileName);
-  /// Reads and parses a file ("cannot read file: FILE: reason" when it cannot be read).
+  /// Reads and parses a file ("FILE: cannot read file: reason" when it cannot be read).
   static Expected<QuantizationPlan> readFile(const std::string& path);
   /// The file form (default first, then the entries in order), two-space indented, with a
   /// trailing newline; parse(toJson()) gives this plan back.

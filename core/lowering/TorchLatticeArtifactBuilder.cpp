@@ -40,8 +40,24 @@ Expected<TorchLatticeArtifactBuilder> TorchLatticeArtifactBuilder::create(Artifa
   Expected<std::array<int64_t, 3>> stride = guarded([&] { return lowering::intTriple(o.inputStride); });
   if (!stride) return stride.error();
 
+  if (const QuantizationPlan* plan = o.quantizationPlan.get()) {
+    const auto check = [](const WeightFormat& f, const std::string& where) -> Status {
+      if (f.dense()) return {};
+      if (f.bits != 4 && f.bits != 8) return makeError(where + ": quantize_bits must be None, 4, or 8.");
+      if (f.groupSize <= 0) return makeError(where + ": quantize_group_size must be positive.");
+      if (f.scaleDtype != "f16" && f.scaleDtype != "f32")
+        return makeError(where + ": quantize_scale_dtype must be 'f16' or 'f32'.");
+      return {};
+    };
+    if (Status s = check(plan->defaultFormat, "quantization plan default"); !s) return s.error();
+    for (const QuantizationPlan::Entry& e : plan->entries)
+      if (Status s = check(e.format, "quantization plan entry '" + e.pattern + "'"); !s) return s.error();
+  }
+
   TorchLatticeArtifactBuilder builder;
   builder.m_options = std::move(options);
+  if (builder.m_options.quantizationPlan)
+    builder.m_planEntryUsed.assign(builder.m_options.quantizationPlan->entries.size(), false);
   builder.m_inputStride = *stride;
   if (builder.m_options.createDefaultInput) {
     Expected<ArtifactValuePtr> input = builder.sparseInput();
@@ -192,14 +208,22 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
 
   std::vector<NamedTensor> quantized; // `key.weight`, `.scales`, `.biases`; else `key` is stored as is
   PackingAttr packing = PackingAttr::dense();
-  if (m_options.quantizeBits && (family == kConvWeight.name || family == kLinearWeight.name)) {
-    const int bits = static_cast<int>(*m_options.quantizeBits);
-    const DType scaleDtype = m_options.quantizeScaleDtype == "f16" ? DType::F16 : DType::F32;
+  const bool quantizable = family == kConvWeight.name || family == kLinearWeight.name;
+  const bool denseOnly =
+      quantizable && std::find(m_denseOnly.begin(), m_denseOnly.end(), moduleName) != m_denseOnly.end();
+  WeightFormat format;
+  if (quantizable && !denseOnly) format = weightFormatFor(moduleName, family);
+  if (quantizable && m_options.quantizationPlan) {
+    const int entry = m_options.quantizationPlan->entryFor(moduleName);
+    if (entry >= 0) m_planEntryUsed[static_cast<std::size_t>(entry)] = true;
+  }
+  if (!format.dense()) {
+    const DType scaleDtype = format.scaleDtype == "f16" ? DType::F16 : DType::F32;
     Expected<QuantizedWeight> packed =
-        quantizeAffine(tensor, bits, static_cast<int>(m_options.quantizeGroupSize), scaleDtype);
+        quantizeAffine(tensor, format.bits, static_cast<int>(format.groupSize), scaleDtype);
     if (!packed) return packed.error();
     quantized = quantizedWeightTensors(key, std::move(*packed));
-    packing = PackingAttr::affine(bits, m_options.quantizeGroupSize, m_options.quantizeScaleDtype);
+    packing = PackingAttr::affine(format.bits, format.groupSize, format.scaleDtype);
   }
 
   const std::string symbol = safeValueName(key); // also the result's stem
@@ -216,10 +240,59 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
     m_weightIndex.emplace(m_weightKeys.store(storedKey), WeightSlot{m_weights.size(), m_provenance.size() - 1});
     m_weights.push_back({std::move(storedKey), std::move(data)});
   };
+  if (quantizable) {
+    QuantizableWeight q;
+    q.layer = std::string(moduleName);
+    q.owner = currentNode();
+    q.storageKey = key;
+    q.family = std::string(family);
+    q.shape = tensor.shape();
+    q.dtype = tensor.dtype();
+    q.format = format;
+    q.packable = !denseOnly;
+    q.provenance = m_provenance.size() - 1;
+    m_quantizable.push_back(std::move(q));
+  }
   if (quantized.empty()) store(std::move(key), tensor);
   for (NamedTensor& t : quantized)
     store(std::move(t.key), std::move(t.tensor));
   return result->front();
+}
+
+WeightFormat TorchLatticeArtifactBuilder::weightFormatFor(std::string_view layer, std::string_view family) const {
+  if (family != kConvWeight.name && family != kLinearWeight.name) return WeightFormat::denseFormat();
+  if (m_options.quantizationPlan) return m_options.quantizationPlan->formatFor(layer);
+  if (!m_options.quantizeBits) return WeightFormat::denseFormat();
+  return WeightFormat::quantized(static_cast<int>(*m_options.quantizeBits), m_options.quantizeGroupSize,
+                                 m_options.quantizeScaleDtype);
+}
+
+Status TorchLatticeArtifactBuilder::requireDenseWeights(const std::string& layer, const std::string& className) {
+  if (const QuantizationPlan* plan = m_options.quantizationPlan.get()) {
+    const int entry = plan->entryFor(layer);
+    if (entry >= 0) {
+      const QuantizationPlan::Entry& e = plan->entries[static_cast<std::size_t>(entry)];
+      m_planEntryUsed[static_cast<std::size_t>(entry)] = true;
+      if (!e.format.dense())
+        return makeError("quantization plan entry '" + e.pattern + "' asks " + e.format.name() + " for '" + layer +
+                         "', a " + className +
+                         ": its weights stay dense because normalization depends on weight squares");
+    }
+  } else if (m_options.quantizeBits) {
+    return makeError(className +
+                     " artifact export does not support packed weights because normalization depends on weight squares.");
+  }
+  m_denseOnly.push_back(layer);
+  return {};
+}
+
+std::vector<std::string> TorchLatticeArtifactBuilder::unusedPlanEntries() const {
+  std::vector<std::string> unused;
+  if (!m_options.quantizationPlan) return unused;
+  const std::vector<QuantizationPlan::Entry>& entries = m_options.quantizationPlan->entries;
+  for (std::size_t i = 0; i < entries.size() && i < m_planEntryUsed.size(); ++i)
+    if (!m_planEntryUsed[i]) unused.push_back(entries[i].pattern);
+  return unused;
 }
 
 const TensorData* TorchLatticeArtifactBuilder::weight(const std::string& key) const {

@@ -30,6 +30,8 @@ public:
   std::shared_ptr<const std::vector<float>> find(const Key& key) const;
   void put(const Key& key, std::shared_ptr<const std::vector<float>> values);
   void clear() { m_entries.clear(); }
+  /// Drops the prepared forms of weight op `op`.
+  void erase(int op);
 
 private:
   std::map<Key, std::shared_ptr<const std::vector<float>>> m_entries;

@@ -11,6 +11,7 @@
 #include "verify/ArtifactValidation.h"
 #include "verify/ArtifactVerifier.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -111,6 +112,8 @@ struct Execution {
   std::uint64_t retainedBytes = 0;
   std::vector<bool> evicted;
   int pinned = -1; ///< a slot never freed (what recompute() is after)
+  /// The kernel maps to use instead of `maps` (a rerun takes its run's).
+  KernelMapCache* sharedMaps = nullptr;
 
   void reset(const RuntimePlan& plan, const RuntimeOptions& o) {
     options = o;
@@ -176,7 +179,8 @@ struct Execution {
     std::vector<RuntimeValue> results(op.results.size());
     OpStats& st = stats[static_cast<std::size_t>(current)];
     st = OpStats{};
-    OpContext ctx{plan, current, op, std::move(operands), results, options.numerics, maps, prepared, st, cancelled, weights};
+    KernelMapCache& opMaps = sharedMaps ? *sharedMaps : maps;
+    OpContext ctx{plan, current, op, std::move(operands), results, options.numerics, opMaps, prepared, st, cancelled, weights};
     const auto start = std::chrono::steady_clock::now();
     try {
       const OpFn fn = opFunction(op.kind);
@@ -198,9 +202,9 @@ struct Execution {
       if (plan.lastUse[static_cast<std::size_t>(slot)] < 0) release(slot);
     for (int slot : op.operands)
       if (plan.lastUse[static_cast<std::size_t>(slot)] == current) release(slot);
-    if (!options.keepValues) maps.prune(); // the maps of supports no value holds any more
+    if (!options.keepValues && !sharedMaps) maps.prune(); // the maps of supports no value holds any more
     st.liveBytes = liveBytes;
-    st.mapBytes = maps.bytes();
+    st.mapBytes = opMaps.bytes();
     ++current;
     return {};
   }
@@ -361,6 +365,63 @@ Expected<RuntimeValue> Runtime::recompute(int slot, const std::atomic<bool>* can
   while (again.current <= producer)
     if (Status s = again.step(d.plan, d.weights, prepared, stop); !s) return s.error();
   return again.slots[static_cast<std::size_t>(slot)];
+}
+
+Expected<Rerun> Runtime::rerunWith(const std::vector<WeightRef>& overrides, const std::atomic<bool>* cancel) {
+  Impl& d = *m_impl;
+  if (!finished()) return makeError("the run has not finished");
+  if (!d.run.options.keepValues) return makeError("the run did not keep its values (RuntimeOptions::keepValues)");
+  const RuntimePlan& plan = d.plan;
+  const int n = static_cast<int>(plan.ops.size());
+  RuntimeOptions options;
+  options.numerics = d.run.options.numerics;
+  Execution again;
+  again.reset(plan, options);
+  again.sharedMaps = &d.run.maps;
+  WeightCache prepared = d.prepared;
+  // Slots whose value differs from the run's: the overridden weights and what reads them.
+  std::vector<bool> changed(plan.slotNames.size(), false);
+  int first = n;
+  for (const WeightRef& w : overrides) {
+    if (w.op < 0 || w.op >= n || plan.ops[static_cast<std::size_t>(w.op)].kind != OpKind::Weight)
+      return makeError("a weight override names op " + std::to_string(w.op) + ", which is not a weight op");
+    const int slot = plan.ops[static_cast<std::size_t>(w.op)].results.front();
+    again.store(slot, w);
+    changed[static_cast<std::size_t>(slot)] = true;
+    prepared.erase(w.op);
+    first = std::min(first, w.op);
+  }
+  std::vector<int> toRun;
+  for (int i = first; i < n; ++i) {
+    const PlanOp& op = plan.ops[static_cast<std::size_t>(i)];
+    bool reads = false;
+    for (int slot : op.operands) reads = reads || changed[static_cast<std::size_t>(slot)];
+    if (!reads) continue;
+    toRun.push_back(i);
+    for (int slot : op.results) changed[static_cast<std::size_t>(slot)] = true;
+  }
+  // The unchanged operands come from the run.
+  for (int i : toRun)
+    for (int slot : plan.ops[static_cast<std::size_t>(i)].operands) {
+      const auto s = static_cast<std::size_t>(slot);
+      if (changed[s] || !std::holds_alternative<std::monostate>(again.slots[s])) continue;
+      if (std::holds_alternative<std::monostate>(d.run.slots[s]))
+        return makeError(plan.opError(i, "operand %" + plan.slotNames[s] + " was not kept by the run"));
+      again.store(slot, d.run.slots[s]);
+    }
+  static const std::atomic<bool> never{false};
+  const std::atomic<bool>& stop = cancel ? *cancel : never;
+  for (int i : toRun) {
+    again.current = i;
+    if (Status s = again.step(plan, d.weights, prepared, stop); !s) return s.error();
+  }
+  Rerun result;
+  result.opsRun = static_cast<int>(toRun.size());
+  for (const PlanOutput& o : plan.outputs) {
+    const auto s = static_cast<std::size_t>(o.slot);
+    result.outputs.push_back(changed[s] ? again.slots[s] : d.run.slots[s]);
+  }
+  return result;
 }
 
 const OpStats& Runtime::stats(int opIndex) const { return m_impl->run.stats.at(static_cast<std::size_t>(opIndex)); }

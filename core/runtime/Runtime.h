@@ -102,6 +102,14 @@ struct RuntimeOptions {
   std::function<void(int opIndex)> afterOp;
 };
 
+/// What a rerun (Runtime::rerunWith) computed.
+struct Rerun {
+  /// One value per plan output, in ABI order.
+  std::vector<RuntimeValue> outputs;
+  /// Ops executed again.
+  int opsRun = 0;
+};
+
 class Runtime {
 public:
   /// Reads and verifies an artifact directory (graph.mlir + weights.safetensors), then builds
@@ -148,6 +156,14 @@ public:
   /// what the run computed. Must not overlap step() or run() of this runtime; `cancel` (may be
   /// null) stops it with "cancelled".
   Expected<RuntimeValue> recompute(int slot, const std::atomic<bool>* cancel = nullptr) const;
+  /// After a finished run started with keepValues: the outputs again with some weight ops
+  /// yielding other values (`overrides`, each a WeightRef whose `op` is the weight op it
+  /// replaces: another packing of the same weight, say). Only the ops that depend on an
+  /// overridden weight execute again; every other value, the kernel maps and the other weights'
+  /// prepared forms are the run's. The result is what a full run of the artifact with those
+  /// weights stored so gives. The run itself is left as it was. Must not overlap step() or
+  /// run(); `cancel` (may be null) stops it with "cancelled".
+  Expected<Rerun> rerunWith(const std::vector<WeightRef>& overrides, const std::atomic<bool>* cancel = nullptr);
   /// Statistics of op `opIndex` in the current run.
   const OpStats& stats(int opIndex) const;
   /// Sum of every op's kernel-map time in the current run.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 namespace lattice::runtime {
 
@@ -72,6 +73,11 @@ std::shared_ptr<const std::vector<float>> WeightCache::find(const Key& key) cons
 
 void WeightCache::put(const Key& key, std::shared_ptr<const std::vector<float>> values) {
   m_entries[key] = std::move(values);
+}
+
+void WeightCache::erase(int op) {
+  for (auto it = m_entries.begin(); it != m_entries.end();)
+    it = std::get<0>(it->first) == op ? m_entries.erase(it) : std::next(it);
 }
 
 void runWeight(OpContext& ctx) {
