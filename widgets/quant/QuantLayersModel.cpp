@@ -127,6 +127,7 @@ QVariant QuantLayersModel::data(const QModelIndex& index, int role) const {
     }
     if (!cand.measured) return role == Qt::DisplayRole ? QVariant(QStringLiteral("—")) : QVariant();
     if (role == Qt::UserRole) return cand.error.relL2;
+    if (role == PearsonRole) return cand.error.pearson;
     if (role == Qt::DisplayRole) return formatFigure(cand.error.relL2);
     if (role == Qt::ToolTipRole)
       return tr("%1 as %2 alone: rel. L2 %3, Pearson %4 at the outputs")

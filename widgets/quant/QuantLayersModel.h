@@ -23,6 +23,9 @@ class QuantLayersModel : public QAbstractTableModel {
 
 public:
   enum Column { LayerColumn, NodeColumn, ParametersColumn, DenseColumn };
+  /// ValueRole (Qt::UserRole): a cell's figure as a number; PearsonRole: an error cell's Pearson
+  /// correlation.
+  enum Role { ValueRole = Qt::UserRole, PearsonRole };
 
   explicit QuantLayersModel(QuantizationState* state, QObject* parent = nullptr);
 
