@@ -271,7 +271,7 @@ int main(int argc, char** argv) {
         session->step();
     }
     if (runOnInputs) window.numericRun()->run();
-    if (quantizeAnalyze) window.action(QStringLiteral("debug.quantAnalyze"))->trigger();
+    if (quantizeAnalyze) QuantizationState::of(session)->analyze(); // what Debug ▸ Analyze Quantization does
     if (!selectNode.isEmpty()) session->selectNode(selectNode);
   });
 

@@ -75,6 +75,7 @@ QuantSensitivityChart::QuantSensitivityChart(QuantizationState* state, QWidget* 
   m_chart->legend()->setAlignment(Qt::AlignTop);
   m_view = new QChartView(m_chart, this);
   m_view->setRenderHint(QPainter::Antialiasing);
+  m_view->setMinimumWidth(240);
   m_message = new QLabel(tr("Analyze to see how sensitive each layer is to quantization"), this);
   m_stack = stackWithMessage(this, m_message, m_view);
   connect(state, &QuantizationState::analysisChanged, this, &QuantSensitivityChart::rebuild);
@@ -122,11 +123,12 @@ void QuantSensitivityChart::rebuild() {
   QFont small = layers->labelsFont();
   small.setPointSizeF(std::max(6.0, small.pointSizeF() - 1.0));
   layers->setLabelsFont(small);
+  layers->setTruncateLabels(false); // the layer's name is the point of the row
   m_chart->addAxis(layers, Qt::AlignLeft);
   series->attachAxis(layers);
   QLogValueAxis* errors = logAxis(lo, hi, tr("relative L2 at the outputs, this layer alone (log)"));
   errors->setLabelsFont(small);
-  m_chart->addAxis(errors, Qt::AlignBottom);
+  m_chart->addAxis(errors, Qt::AlignTop); // in view above the first rows, the dock scrolls the rest
   series->attachAxis(errors);
   // Every layer's name readable: a row of bars per layer, scrolled by the dock.
   const int rowHeight = std::max(14, QFontMetrics(small).height() + 2);

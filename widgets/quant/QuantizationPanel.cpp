@@ -176,10 +176,12 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("quantProgress"));
   m_progress->setMinimumWidth(80);
+  m_progress->setMaximumWidth(220);
   m_progress->setFormat(tr("%v / %m"));
   analyzeRow->addWidget(m_analyze);
   analyzeRow->addWidget(m_cancel);
   analyzeRow->addWidget(m_progress, 1);
+  analyzeRow->addStretch(1);
   layout->addLayout(analyzeRow);
   connect(m_analyze, &QPushButton::clicked, state, &QuantizationState::analyze);
   connect(m_cancel, &QPushButton::clicked, state, &QuantizationState::cancel);
@@ -305,8 +307,8 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   m_charts->addTab(m_pareto, tr("Pareto"));
   split->addWidget(m_table);
   split->addWidget(m_charts);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
   StudioSession* session = state->session();
@@ -316,6 +318,13 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
                       &QuantizationState::measurementChanged})
     connect(state, signal, this, &QuantizationPanel::updateSummary);
   connect(state, &QuantizationState::failed, this, &QuantizationPanel::updateSummary);
+  // A size budget starts at the all-int8 size.
+  connect(state, &QuantizationState::analysisChanged, this, [this] {
+    if (m_budgetSize->value() > 0.0 || m_state->int8Bytes() == 0) return;
+    m_syncing = true;
+    m_budgetSize->setValue(double(m_state->int8Bytes()) / 1024.0);
+    m_syncing = false;
+  });
   connect(state, &QuantizationState::settingsChanged, this, [this] {
     updateCandidates();
     readBudget();

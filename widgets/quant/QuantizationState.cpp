@@ -54,6 +54,7 @@ RunInputSpec specOf(const RunInputChoice& choice) {
 struct QuantizationState::Shared {
   std::shared_ptr<const ModelSnapshot> snapshot;
   std::shared_ptr<const ArchiveRecordings> recordings;
+  RunInputChoice choice;
   QuantPlannerOptions options;
   std::unique_ptr<QuantPlanner> planner;
 };
@@ -113,10 +114,10 @@ QuantizationState::QuantizationState(StudioSession* session, NumericRun* numeric
   // What the analysis measured changed: its figures are void.
   for (auto signal : {&StudioSession::modelLoaded, &StudioSession::graphChanged, &StudioSession::inputSpecsChanged,
                       &StudioSession::exportOptionsChanged})
-    connect(session, signal, this, &QuantizationState::invalidate);
-  connect(session, &StudioSession::traceFailed, this, &QuantizationState::invalidate);
-  connect(session, &StudioSession::weightsLoaded, this, &QuantizationState::invalidate);
-  if (numeric) connect(numeric, &NumericRun::inputChoiceChanged, this, &QuantizationState::invalidate);
+    connect(session, signal, this, &QuantizationState::onSourceChanged);
+  connect(session, &StudioSession::traceFailed, this, &QuantizationState::onSourceChanged);
+  connect(session, &StudioSession::weightsLoaded, this, &QuantizationState::onSourceChanged);
+  if (numeric) connect(numeric, &NumericRun::inputChoiceChanged, this, &QuantizationState::onSourceChanged);
 }
 
 QuantizationState::~QuantizationState() {
@@ -256,7 +257,8 @@ void QuantizationState::analyze() {
   m_shared->snapshot = snapshot;
   m_shared->recordings = m_numeric ? m_numeric->recordings() : nullptr;
   m_shared->options.exportOptions = snapshot->options;
-  m_shared->options.inputs = specOf(m_numeric ? m_numeric->inputChoice() : RunInputChoice{});
+  m_shared->choice = m_numeric ? m_numeric->inputChoice() : RunInputChoice{};
+  m_shared->options.inputs = specOf(m_shared->choice);
   m_shared->options.candidates = m_candidates;
   const PlanBudget budget = m_budget;
   start(Job::Analyze, [budget](Shared& s, const Progress& p) {
@@ -368,6 +370,15 @@ void QuantizationState::finish(const std::shared_ptr<Result>& r) {
     startSearch();
   else if (m_measureAgain || (!measurement() && m_error.isEmpty() && r->job != Job::Measure))
     startMeasure();
+}
+
+void QuantizationState::onSourceChanged() {
+  // A load emits several signals for one change: those after the snapshot was taken bring
+  // nothing new.
+  if (m_shared && m_shared->snapshot->revision == m_session->revision() &&
+      (!m_numeric || m_numeric->inputChoice() == m_shared->choice))
+    return;
+  invalidate();
 }
 
 void QuantizationState::invalidate() {

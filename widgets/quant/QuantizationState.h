@@ -148,6 +148,9 @@ private:
   struct Progress;
   /// Sets formats() without an undo step (the commands call it).
   void applyFormats(const std::vector<WeightFormat>& formats);
+  /// What the jobs read may have changed: invalidate() unless the revision and inputs are the
+  /// analysed ones.
+  void onSourceChanged();
   void invalidate();
   void startSearch();
   void startMeasure();
