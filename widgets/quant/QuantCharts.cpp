@@ -75,7 +75,7 @@ QuantSensitivityChart::QuantSensitivityChart(QuantizationState* state, QWidget* 
   m_chart->legend()->setAlignment(Qt::AlignTop);
   m_view = new QChartView(m_chart, this);
   m_view->setRenderHint(QPainter::Antialiasing);
-  m_view->setMinimumWidth(240);
+  m_view->setMinimumWidth(160);
   m_message = new QLabel(tr("Analyze to see how sensitive each layer is to quantization"), this);
   m_stack = stackWithMessage(this, m_message, m_view);
   connect(state, &QuantizationState::analysisChanged, this, &QuantSensitivityChart::rebuild);
@@ -126,7 +126,7 @@ void QuantSensitivityChart::rebuild() {
   layers->setTruncateLabels(false); // the layer's name is the point of the row
   m_chart->addAxis(layers, Qt::AlignLeft);
   series->attachAxis(layers);
-  QLogValueAxis* errors = logAxis(lo, hi, tr("relative L2 at the outputs, this layer alone (log)"));
+  QLogValueAxis* errors = logAxis(lo, hi, QString());
   errors->setLabelsFont(small);
   m_chart->addAxis(errors, Qt::AlignTop); // in view above the first rows, the dock scrolls the rest
   series->attachAxis(errors);
@@ -143,7 +143,7 @@ QuantParetoChart::QuantParetoChart(QuantizationState* state, QWidget* parent)
   m_chart->legend()->setAlignment(Qt::AlignTop);
   m_view = new QChartView(m_chart, this);
   m_view->setRenderHint(QPainter::Antialiasing);
-  m_view->setMinimumSize(200, 160);
+  m_view->setMinimumSize(160, 100);
   m_message = new QLabel(tr("Analyze to see the plans the search measured: size against measured error"), this);
   m_stack = stackWithMessage(this, m_message, m_view);
   connect(state, &QuantizationState::analysisChanged, this, &QuantParetoChart::rebuild);

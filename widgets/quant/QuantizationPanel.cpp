@@ -141,6 +141,7 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   m_inputs = new QLabel(this);
   m_inputs->setObjectName(QStringLiteral("quantInputs"));
   m_inputs->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_inputs->setWordWrap(true); // a long file name wraps instead of widening the dock
   auto* chooseInputs = new QPushButton(tr("Inputs…"), this);
   chooseInputs->setToolTip(tr("Choose the inputs the analysis runs on (Debug ▸ Run Inputs…): recorded, a file or "
                               "random points"));
@@ -157,6 +158,13 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   layout->addWidget(m_randomWarning);
 
   // Candidates, Analyze, progress.
+  m_useForExport = new QCheckBox(tr("Use plan for export"), this);
+  m_useForExport->setObjectName(QStringLiteral("quantUseForExport"));
+  m_useForExport->setToolTip(tr("File ▸ Export Artifact… stores each layer as the plan says"));
+  m_save = new QPushButton(tr("Save Plan…"), this);
+  m_load = new QPushButton(tr("Load Plan…"), this);
+  m_save->setToolTip(tr("Write the plan as a JSON file lattice-cli lower --quantize-plan reads"));
+  m_load->setToolTip(tr("Take each layer's format from a plan file (undoable)"));
   auto* analyzeRow = new QHBoxLayout();
   analyzeRow->addWidget(new QLabel(tr("Try:"), this));
   m_int8 = new QCheckBox(tr("int8"), this);
@@ -240,7 +248,7 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   connect(m_budgetL2, &QDoubleSpinBox::valueChanged, this, budgetEdited);
   connect(m_budgetSize, &QDoubleSpinBox::valueChanged, this, budgetEdited);
 
-  // The plan's figures, export and files.
+  // The plan's figures.
   m_summary = new QLabel(this);
   m_summary->setObjectName(QStringLiteral("quantSummary"));
   m_summary->setWordWrap(true);
@@ -248,13 +256,6 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(m_summary);
   auto* planRow = new QHBoxLayout();
-  m_useForExport = new QCheckBox(tr("Use plan for export"), this);
-  m_useForExport->setObjectName(QStringLiteral("quantUseForExport"));
-  m_useForExport->setToolTip(tr("File ▸ Export Artifact… stores each layer as the plan says"));
-  m_save = new QPushButton(tr("Save Plan…"), this);
-  m_load = new QPushButton(tr("Load Plan…"), this);
-  m_save->setToolTip(tr("Write the plan as a JSON file lattice-cli lower --quantize-plan reads"));
-  m_load->setToolTip(tr("Take each layer's format from a plan file (undoable)"));
   planRow->addWidget(m_useForExport);
   planRow->addStretch(1);
   planRow->addWidget(m_save);
@@ -303,8 +304,12 @@ QuantizationPanel::QuantizationPanel(QuantizationState* state, QWidget* parent)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setWidget(m_sensitivity);
   m_charts->addTab(scroll, tr("Sensitivity"));
+  m_charts->setTabToolTip(0, tr("Relative L2 error at the model's outputs with only that layer quantized, per "
+                                "candidate (log scale)"));
   m_pareto = new QuantParetoChart(state);
   m_charts->addTab(m_pareto, tr("Pareto"));
+  m_charts->setTabToolTip(1, tr("Every plan the search measured: weight bytes against measured relative L2 error, "
+                                "the Pareto front joined, the current plan marked"));
   split->addWidget(m_table);
   split->addWidget(m_charts);
   split->setStretchFactor(0, 1);
