@@ -58,6 +58,7 @@ private Q_SLOTS:
   void savedPlanLoadsBack();
   void cancelLeavesTheDockUsable();
   void lateResultAfterAModelChangeIsDropped();
+  void analysisStartedAsTheModelLoadsIsKept();
   void cleanupTestCase();
 
 private:
@@ -201,6 +202,14 @@ void TestQuantizationDock::figuresEqualTheCore() {
   double bytes = 0.0, error = -1.0;
   QVERIFY(m_panel->paretoChart()->currentPoint(&bytes, &error));
   QCOMPARE(std::uint64_t(bytes), found->chosen.bytes);
+  if (!qEnvironmentVariableIsEmpty("QUANT_DOCK_GRAB")) {
+    m_panel->resize(1000, 600);
+    m_panel->showChart(1);
+    m_panel->show();
+    QTest::qWait(300);
+    m_panel->grab().save(qEnvironmentVariable("QUANT_DOCK_GRAB"));
+    m_panel->showChart(0);
+  }
 }
 
 void TestQuantizationDock::figuresEqualTheCli() {
@@ -493,6 +502,23 @@ void TestQuantizationDock::lateResultAfterAModelChangeIsDropped() {
   QVERIFY(!state->hasPlan());
   QVERIFY(analysisChanged.isEmpty());
   QVERIFY(state->sensitivity() == nullptr);
+}
+
+void TestQuantizationDock::analysisStartedAsTheModelLoadsIsKept() {
+  // A load emits graphChanged, inputSpecsChanged … after modelLoaded: they are the same
+  // revision, so an analysis started on modelLoaded (as --quantize-analyze does) is not dropped.
+  StudioSession session;
+  NumericRun run(&session);
+  auto* state = new QuantizationState(&session, &run);
+  connect(&session, &StudioSession::modelLoaded, state, [state] { state->analyze(); }, Qt::SingleShotConnection);
+  QVERIFY(openAndWait(session, QStringLiteral("example:chain:2")));
+  QVERIFY(analysed(*state));
+  QVERIFY2(state->lastError().isEmpty(), qPrintable(state->lastError()));
+  QVERIFY(state->hasPlan());
+  QVERIFY(!state->wasCancelled());
+  // A real change afterwards (other run inputs) does drop it.
+  run.setInputChoice(randomChoice(300, 5));
+  QVERIFY(!state->hasPlan());
 }
 
 QTEST_MAIN(TestQuantizationDock)
