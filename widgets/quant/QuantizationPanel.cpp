@@ -463,7 +463,7 @@ void QuantizationPanel::updateSummary() {
     if (const PlanMeasurement* m = m_state->measurement())
       line += tr(" · measured rel. L2 <b>%1</b>, Pearson %2").arg(formatFigure(m->error.relL2), formatFigure(m->error.pearson));
     else
-      line += tr(" · measuring…");
+      line += m_state->isBusy() ? tr(" · measuring…") : tr(" · not measured (Analyze again)");
     if (const PlanSearch* search = m_state->lastSearch(); search && !search->met && m_state->measurement() &&
                                                           m_state->measurement()->formats == search->chosen.formats)
       line += tr(" · <span style='color:#c62828'>the budget cannot be met</span>");
