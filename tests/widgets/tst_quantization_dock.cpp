@@ -59,6 +59,7 @@ private Q_SLOTS:
   void cancelLeavesTheDockUsable();
   void lateResultAfterAModelChangeIsDropped();
   void analysisStartedAsTheModelLoadsIsKept();
+  void budgetStepsAndSettingsPersist();
   void cleanupTestCase();
 
 private:
@@ -519,6 +520,46 @@ void TestQuantizationDock::analysisStartedAsTheModelLoadsIsKept() {
   // A real change afterwards (other run inputs) does drop it.
   run.setInputChoice(randomChoice(300, 5));
   QVERIFY(!state->hasPlan());
+}
+
+void TestQuantizationDock::budgetStepsAndSettingsPersist() {
+  // The budget spin box walks 1, 2, 5 × 10^k.
+  LogSpinBox spin;
+  spin.setValue(0.01);
+  spin.stepBy(1);
+  QVERIFY(sameDouble(spin.value(), 0.02));
+  spin.stepBy(1);
+  QVERIFY(sameDouble(spin.value(), 0.05));
+  spin.stepBy(1);
+  QVERIFY(sameDouble(spin.value(), 0.1));
+  spin.stepBy(-4);
+  QVERIFY(sameDouble(spin.value(), 0.005));
+  spin.setValue(0.03); // between rungs: down lands on 0.02, up on 0.05
+  spin.stepBy(-1);
+  QVERIFY(sameDouble(spin.value(), 0.02));
+  spin.setValue(0.03);
+  spin.stepBy(1);
+  QVERIFY(sameDouble(spin.value(), 0.05));
+  QCOMPARE(spin.textFromValue(0.001), QStringLiteral("0.001"));
+  QVERIFY(sameDouble(spin.valueFromText(QStringLiteral("2e-3")), 0.002));
+
+  // Budget, candidates and the export box are remembered for the next state.
+  {
+    StudioSession session;
+    auto* state = new QuantizationState(&session, nullptr);
+    state->setBudget(PlanBudget::maxBytes(123456));
+    state->setCandidates({WeightFormat::quantized(4, 64)});
+    state->setUseForExport(false);
+  }
+  StudioSession session;
+  auto* state = new QuantizationState(&session, nullptr);
+  QCOMPARE(state->budget().kind, PlanBudget::Kind::Bytes);
+  QCOMPARE(state->budget().bytes, std::uint64_t(123456));
+  QCOMPARE(int(state->candidates().size()), 1);
+  QCOMPARE(state->candidates().front(), WeightFormat::quantized(4, 64));
+  QVERIFY(!state->useForExport());
+  QuantizationPanel panel(state);
+  QVERIFY(!panel.useForExportBox()->isChecked());
 }
 
 QTEST_MAIN(TestQuantizationDock)
