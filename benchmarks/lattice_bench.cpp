@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--startup") return startupBenchMain(argc, argv);
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--validation") return validationBenchMain(argc, argv);
+  for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--quant-plan") return quantBenchMain(argc, argv);
   std::string dirArg;
   std::string casesArg;

@@ -58,6 +58,7 @@ std::vector<std::string> withOutputOption(const std::vector<std::string>& raw) {
 std::string parseCandidates(const ParsedArgs& parsed, std::vector<WeightFormat>& out) {
   const std::string scale = parsed.value("scale-dtype", "f16");
   if (scale != "f16" && scale != "f32") return "--scale-dtype must be f16 or f32, not '" + scale + "'";
+  out.clear();
   std::vector<std::int64_t> groups;
   for (const std::string& g : split(parsed.value("group-sizes", "32"))) {
     std::int64_t n = 0;

@@ -196,7 +196,11 @@ Expected<ResolvedExport> resolveExport(const Model& model, const ExportOptions& 
     if (options.keepDense.empty()) {
       b.quantizationPlan = options.quantizationPlan;
     } else {
+      // Kept dense over the plan: the plan's own entries for those layers are overridden too.
       auto plan = std::make_shared<QuantizationPlan>(*options.quantizationPlan);
+      for (QuantizationPlan::Entry& e : plan->entries)
+        for (const std::string& pattern : options.keepDense)
+          if (globMatch(pattern, e.pattern)) e.format = WeightFormat::denseFormat();
       for (const std::string& pattern : options.keepDense) plan->entries.push_back({pattern, WeightFormat::denseFormat()});
       b.quantizationPlan = std::move(plan);
     }

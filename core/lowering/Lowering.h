@@ -60,7 +60,7 @@ struct ExportOptions {
   /// Layers kept dense on top of the uniform quantization (`--keep-dense PATTERN`, globs as in
   /// a plan): resolveExport turns them into a plan whose default is the resolved quantizeBits'
   /// format ("--keep-dense needs quantization (--quantize or the archive's quantize_bits)"
-  /// without one).
+  /// without one). Given with a plan, they override the plan's own entries for those layers.
   std::vector<std::string> keepDense;
   /// Output names (default: lowering.output_names, else `output` / `output_0`, ...).
   std::optional<std::vector<std::string>> outputNames;

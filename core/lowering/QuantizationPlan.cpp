@@ -259,7 +259,12 @@ std::string QuantizationPlan::toJson() const {
   root["version"] = kPlanVersion;
   root["default"] = formatJson(defaultFormat);
   OJson layers = OJson::object();
-  for (const Entry& e : entries) layers[e.pattern] = formatJson(e.format);
+  // A pattern given twice decides where it last appears: only that occurrence is written.
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    bool later = false;
+    for (std::size_t j = i + 1; j < entries.size() && !later; ++j) later = entries[j].pattern == entries[i].pattern;
+    if (!later) layers[entries[i].pattern] = formatJson(entries[i].format);
+  }
   root["layers"] = std::move(layers);
   return root.dump(2) + "\n";
 }

@@ -17,6 +17,14 @@
 namespace lattice {
 namespace {
 
+// Marks every plan entry that names `layer` or matches it (whether or not it decides it).
+void markMatchingEntries(const QuantizationPlan& plan, std::string_view layer, std::vector<bool>& used) {
+  for (std::size_t i = 0; i < plan.entries.size() && i < used.size(); ++i) {
+    const QuantizationPlan::Entry& e = plan.entries[i];
+    if (e.glob() ? globMatch(e.pattern, layer) : e.pattern == layer) used[i] = true;
+  }
+}
+
 // Runs `fn`, turning a lattice::Exception into an Error.
 template <typename Fn> auto guarded(Fn&& fn) -> Expected<decltype(fn())> {
   try {
@@ -213,10 +221,7 @@ Expected<ValueId> TorchLatticeArtifactBuilder::registerWeight(std::string_view m
       quantizable && std::find(m_denseOnly.begin(), m_denseOnly.end(), moduleName) != m_denseOnly.end();
   WeightFormat format;
   if (quantizable && !denseOnly) format = weightFormatFor(moduleName, family);
-  if (quantizable && m_options.quantizationPlan) {
-    const int entry = m_options.quantizationPlan->entryFor(moduleName);
-    if (entry >= 0) m_planEntryUsed[static_cast<std::size_t>(entry)] = true;
-  }
+  if (quantizable && m_options.quantizationPlan) markMatchingEntries(*m_options.quantizationPlan, moduleName, m_planEntryUsed);
   if (!format.dense()) {
     const DType scaleDtype = format.scaleDtype == "f16" ? DType::F16 : DType::F32;
     Expected<QuantizedWeight> packed =
@@ -269,10 +274,10 @@ WeightFormat TorchLatticeArtifactBuilder::weightFormatFor(std::string_view layer
 
 Status TorchLatticeArtifactBuilder::requireDenseWeights(const std::string& layer, const std::string& className) {
   if (const QuantizationPlan* plan = m_options.quantizationPlan.get()) {
+    markMatchingEntries(*plan, layer, m_planEntryUsed);
     const int entry = plan->entryFor(layer);
     if (entry >= 0) {
       const QuantizationPlan::Entry& e = plan->entries[static_cast<std::size_t>(entry)];
-      m_planEntryUsed[static_cast<std::size_t>(entry)] = true;
       if (!e.format.dense())
         return makeError("quantization plan entry '" + e.pattern + "' asks " + e.format.name() + " for '" + layer +
                          "', a " + className +

@@ -252,8 +252,9 @@ public:
   /// §5.7 `_weight(module_name, parameter, tensor, family, layout)`: storage key
   /// `safeKey(moduleName).parameter`; "duplicate exported weight key: <key>" when the key (or
   /// `key.weight`) is already stored; "unsupported tensor dtype for lattice artifact: <dtype>"
-  /// unless F16/F32. Families `conv3d` and `linear` are quantized when quantizeBits is set
-  /// (`key.weight`/`.scales`/`.biases`), everything else is stored as given. Emits the
+  /// unless F16/F32. Families `conv3d` and `linear` are stored in weightFormatFor's format
+  /// (quantized: `key.weight`/`.scales`/`.biases`; a layer requireDenseWeights named stays
+  /// dense) and recorded in quantizableWeights(); everything else is stored as given. Emits the
   /// `lattice.weight` op (SSA and symbol `safeValueName(key)`) and returns its value.
   Expected<ValueId> registerWeight(std::string_view moduleName, std::string_view parameter,
                                    const TensorData& tensor, std::string_view family, std::string_view layout);
@@ -268,8 +269,10 @@ public:
   Status requireDenseWeights(const std::string& layer, const std::string& className);
   /// Every conv and linear weight registered so far, in registration order.
   const std::vector<QuantizableWeight>& quantizableWeights() const { return m_quantizable; }
-  /// The patterns of the plan's entries that decided no layer so far (finishLowering refuses a
-  /// plan with any: "quantization plan entry 'x' matches no conv or linear layer of the model").
+  /// The patterns of the plan's entries that matched no conv or linear layer so far
+  /// (finishLowering refuses a plan with any: "quantization plan entry 'x' matches no conv or
+  /// linear layer of the model"). An entry every layer of which an exact name overrides counts
+  /// as matching.
   std::vector<std::string> unusedPlanEntries() const;
 
   /// Emits one op through the writer (an OpRecord converts) and records its provenance under

@@ -392,6 +392,16 @@ Expected<PlanSearch> QuantPlanner::search(const QuantSensitivity& s, const PlanB
     chosen = k;
     result.met = s.bytesOf(sequence[k]) <= budget.bytes;
   }
+  // The uniform plans, to compare with.
+  for (const WeightFormat& f : s.candidates) {
+    std::vector<WeightFormat> all(n);
+    for (std::size_t i = 0; i < n; ++i)
+      if (s.layers[i].packable) all[i] = f;
+    Expected<PlanMeasurement> m = measure(all, cancel);
+    if (!m) return m.error();
+    result.uniform.push_back(*m);
+    result.visited.push_back(std::move(*m));
+  }
   // A few more points along the way for the front.
   for (std::size_t q = 1; q < 4; ++q)
     if (Expected<const PlanMeasurement*> m = visit(last * q / 4); !m) return m.error();
@@ -473,6 +483,13 @@ nlohmann::json quantReportToJson(const QuantSensitivity& s, const PlanSearch* se
       pareto.push_back({{"bytes", m.bytes}, {"rel_l2", m.error.relL2}, {"pearson", m.error.pearson}});
     }
     j["pareto"] = pareto;
+    nlohmann::json uniform = nlohmann::json::array();
+    for (std::size_t c = 0; c < search->uniform.size() && c < s.candidates.size(); ++c)
+      uniform.push_back({{"format", s.candidates[c].name()},
+                         {"bytes", search->uniform[c].bytes},
+                         {"rel_l2", search->uniform[c].error.relL2},
+                         {"pearson", search->uniform[c].error.pearson}});
+    j["uniform"] = uniform;
   }
   return j;
 }
@@ -511,12 +528,10 @@ std::string formatQuantReport(const QuantSensitivity& s, const PlanSearch* searc
   }
   const std::vector<WeightFormat> dense(s.layers.size());
   out << "weights: dense " << bytesText(s.bytesOf(dense));
-  for (const WeightFormat& f : s.candidates) {
-    std::vector<WeightFormat> all(s.layers.size());
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (s.layers[i].packable) all[i] = f;
-    out << ", all " << f.name() << " " << bytesText(s.bytesOf(all));
-  }
+  if (search)
+    for (std::size_t c = 0; c < search->uniform.size() && c < s.candidates.size(); ++c)
+      out << "; all " << s.candidates[c].name() << " " << bytesText(search->uniform[c].bytes) << ", rel L2 "
+          << sci(search->uniform[c].error.relL2);
   out << "\n";
   if (search) {
     int counts[3] = {0, 0, 0};

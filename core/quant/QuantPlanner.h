@@ -135,6 +135,9 @@ struct PlanSearch {
   bool met = false;
   /// Every plan the search measured, in the order it measured them (the first is all dense).
   std::vector<PlanMeasurement> visited;
+  /// Each candidate format on every packable layer (candidates' order), measured: the
+  /// uniform plans the chosen one is compared with.
+  std::vector<PlanMeasurement> uniform;
   /// Indices into visited of the Pareto front (no other visited plan is both smaller and more
   /// accurate), by bytes ascending.
   std::vector<int> pareto;
@@ -180,7 +183,7 @@ private:
 /// "candidates": [{"format", "bytes", "rel_l2", "pearson", "measured"}]}], "other_bytes",
 /// "cost": {"dense_run_ms", "analysis_ms", "ops_rerun", "ops_per_run"}, and with a search
 /// "plan": {"budget": {"rel_l2"} | {"bytes"}, "met", "bytes", "rel_l2", "pearson",
-/// "formats": {layer: name}}, "pareto": [{"bytes", "rel_l2", "pearson"}]}.
+/// "formats": {layer: name}}, "pareto": [{"bytes", "rel_l2", "pearson"}], "uniform": [{"format", "bytes", "rel_l2", "pearson"}]}.
 nlohmann::json quantReportToJson(const QuantSensitivity& sensitivity, const PlanSearch* search);
 /// The text report: the inputs (with the random-inputs warning), one line per layer most
 /// sensitive first, the chosen plan against dense and all-int8, the Pareto front.
