@@ -239,6 +239,7 @@ void TestQuantizationDock::figuresEqualTheCli() {
              qulonglong(layer.value(QStringLiteral("dense_bytes")).toDouble()));
     // The report's candidate of each of the dock's, by format name.
     const QJsonArray candidates = layer.value(QStringLiteral("candidates")).toArray();
+    QCOMPARE(candidates.size(), qsizetype(m_state->candidates().size()));
     for (int c = 0; c < int(m_state->candidates().size()); ++c) {
       const QString format = QString::fromStdString(m_state->candidates()[std::size_t(c)].name());
       QJsonObject cand;
