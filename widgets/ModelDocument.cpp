@@ -18,7 +18,11 @@
 #include "panels/DiagnosticsModel.h"
 #include "panels/InterpreterPanel.h"
 #include "panels/InputSpecEditor.h"
+#include "panels/ExportDialog.h"
 #include "panels/Panels.h"
+#include "quant/QuantOverlay.h"
+#include "quant/QuantizationPanel.h"
+#include "quant/QuantizationState.h"
 #include "runtime/ValueSummary.h"
 #include "session/StepTargets.h"
 
@@ -97,7 +101,8 @@ void stepOut(StudioSession* s, GraphWidget* graph) {
 } // namespace
 
 ModelDocument::ModelDocument(StudioSession* session, NumericRun* numeric, QWidget* parent)
-    : StudioDocument(parent), m_session(session), m_numeric(numeric) {
+    : StudioDocument(parent), m_session(session), m_numeric(numeric), m_quant(QuantizationState::of(session)) {
+  if (!m_quant) m_quant = new QuantizationState(session, numeric); // the session's child
   StudioDocument::setCurrent(true); // the window starts on the model tab
   m_graph = new GraphWidget(session, this);
   auto* layout = new QVBoxLayout(this);
@@ -285,6 +290,14 @@ QList<std::pair<QDockWidget*, Qt::DockWidgetArea>> ModelDocument::createPanels(Q
     return qobject_cast<InterpreterPanel*>(entry.first->widget()) != nullptr;
   });
   out.insert(interpreter, {ranking, Qt::BottomDockWidgetArea});
+  // The mixed-precision planner: every layer's sensitivity, the plan, the budget.
+  auto* quantization = new QDockWidget(tr("Quantization"), window);
+  quantization->setObjectName(QStringLiteral("quantizationDock"));
+  quantization->setWidget(new QuantizationPanel(m_quant, quantization));
+  interpreter = std::find_if(out.begin(), out.end(), [](const auto& entry) {
+    return qobject_cast<InterpreterPanel*>(entry.first->widget()) != nullptr;
+  });
+  out.insert(interpreter, {quantization, Qt::BottomDockWidgetArea});
   return out;
 }
 
@@ -297,12 +310,22 @@ void ModelDocument::createFileActions() {
       makeAction(QStringLiteral("file.export"), tr("&Export Artifact…"), QKeySequence(tr("Ctrl+E")));
   exportArtifact->setIcon(icons::exportArtifact());
   exportArtifact->setIconText(tr("Export"));
-  connect(exportArtifact, &QAction::triggered, this, [this] {
-    runExportDialog(m_session, window(), [this](const QString& directory) { Q_EMIT artifactOpenRequested(directory); });
-  });
+  connect(exportArtifact, &QAction::triggered, this, &ModelDocument::exportArtifact);
   QAction* image = makeAction(QStringLiteral("file.exportImage"), tr("Export Graph &Image…"));
   connect(image, &QAction::triggered, this, &ModelDocument::exportImage);
   m_fileActions = {load, separator(), exportArtifact, image};
+}
+
+void ModelDocument::exportArtifact() {
+  if (!m_session->model()) return;
+  ExportDialog dialog(m_session, window());
+  connect(&dialog, &ExportDialog::openArtifactRequested, this,
+          [this](const QString& directory) { Q_EMIT artifactOpenRequested(directory); });
+  if (m_quant->hasPlan() && m_quant->useForExport()) {
+    dialog.setQuantizationPlan(m_quant->plan(), m_quant->planSummary());
+    Q_EMIT statusMessage(tr("Export uses the Quantization dock's %1").arg(m_quant->planSummary()), 8000);
+  }
+  dialog.exec();
 }
 
 void ModelDocument::exportImage() {
@@ -351,8 +374,11 @@ void ModelDocument::createViewActions() {
   // Overlay: colour the model graph by time or by error against the recorded golden.
   m_overlayMenu = new QMenu(tr("&Overlay"), this);
   auto* overlays = new QActionGroup(this);
-  const std::pair<const char*, QString> modes[] = {
-      {"view.overlayNone", tr("&None")}, {"view.overlayTime", tr("&Time")}, {"view.overlayAccuracy", tr("&Accuracy")}};
+  const std::pair<const char*, QString> modes[] = {{"view.overlayNone", tr("&None")},
+                                                   {"view.overlayTime", tr("&Time")},
+                                                   {"view.overlayAccuracy", tr("&Accuracy")},
+                                                   {"view.overlayQuantization", tr("&Quantization (plan's format)")},
+                                                   {"view.overlayQuantSensitivity", tr("Quantization &Sensitivity")}};
   for (const auto& [id, text] : modes) {
     QAction* a = makeAction(QString::fromLatin1(id), text);
     a->setCheckable(true);
@@ -477,7 +503,23 @@ void ModelDocument::createNumericActions() {
   stepping->setChecked(m_numeric->isStepping());
   stepping->setToolTip(tr("Also execute each node's ops on the run inputs as the interpreter steps"));
   connect(stepping, &QAction::toggled, m_numeric, &NumericRun::setStepping);
-  m_debugRunActions = {runInputs, stepping};
+  QAction* analyze = makeAction(QStringLiteral("debug.quantAnalyze"), tr("Analyze &Quantization"));
+  analyze->setToolTip(tr("Measure each layer's sensitivity to int8 / int4 on the run inputs and plan for the budget "
+                         "(the Quantization dock)"));
+  connect(analyze, &QAction::triggered, this, [this] {
+    if (auto* dock = window()->findChild<QDockWidget*>(QStringLiteral("quantizationDock"))) {
+      dock->show();
+      dock->raise();
+    }
+    m_quant->analyze();
+  });
+  m_debugRunActions = {runInputs, stepping, analyze};
+  for (auto signal : {&QuantizationState::planChanged, &QuantizationState::analysisChanged})
+    connect(m_quant, signal, this, [this] {
+      const OverlayMode mode = overlayMode();
+      if (mode == OverlayMode::Quantization || mode == OverlayMode::QuantSensitivity) applyOverlay();
+    });
+  connect(m_quant, &QuantizationState::jobChanged, this, &ModelDocument::updateActions);
 
   m_overlayLegend = new ElidedLabel(this);
   m_overlayLegend->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
@@ -594,6 +636,7 @@ void ModelDocument::updateActions() {
   enable("debug.breakpoint", current && hasGraph && selected);
   enable("debug.stop", current && state != StudioSession::InterpreterState::NotStarted);
   enable("debug.numericInputs", current && hasModel && !m_numeric->isRunning());
+  enable("debug.quantAnalyze", current && hasModel && !m_quant->isBusy());
   QAction* stop = named("debug.stop");
   stop->setToolTip(running ? tr("Interrupt the run (Esc, %1)").arg(stop->shortcut().toString(QKeySequence::NativeText))
                            : tr("Stop (%1)").arg(stop->shortcut().toString(QKeySequence::NativeText)));
@@ -645,22 +688,32 @@ void ModelDocument::updateStatus() {
 OverlayMode ModelDocument::overlayMode() const {
   if (named("view.overlayTime")->isChecked()) return OverlayMode::Time;
   if (named("view.overlayAccuracy")->isChecked()) return OverlayMode::Accuracy;
+  if (named("view.overlayQuantization")->isChecked()) return OverlayMode::Quantization;
+  if (named("view.overlayQuantSensitivity")->isChecked()) return OverlayMode::QuantSensitivity;
   return OverlayMode::None;
 }
 
 void ModelDocument::applyOverlay() {
   const OverlayMode mode = overlayMode();
-  m_graph->scene()->setHeat(overlayColours(mode, *m_numeric, m_graph->grouping()));
+  const bool quant = mode == OverlayMode::Quantization || mode == OverlayMode::QuantSensitivity;
+  const QuantOverlayBy by = mode == OverlayMode::Quantization ? QuantOverlayBy::Format : QuantOverlayBy::Sensitivity;
+  m_graph->scene()->setHeat(quant ? quantOverlayColours(by, *m_quant, m_graph->grouping())
+                                  : overlayColours(mode, *m_numeric, m_graph->grouping()));
   // The figures behind the colours: on the boxes for the overlay, in every box's tooltip.
   QSet<QString> shown; // only the boxes in the scene: a large graph shows a few collapsed groups
   for (const NodeItem* item : m_graph->scene()->nodeItems())
     shown.insert(item->key());
   const QHash<QString, OverlayFigure> figures = overlayFigures(mode, *m_numeric, m_graph->grouping(), &shown);
+  const QHash<QString, OverlayFigure> quantFigures = quant ? quantOverlayFigures(by, *m_quant) : QHash<QString, OverlayFigure>();
   for (NodeItem* item : m_graph->scene()->nodeItems()) {
-    const OverlayFigure figure = figures.value(item->key());
+    OverlayFigure figure = figures.value(item->key());
+    if (const auto q = quantFigures.find(item->key()); q != quantFigures.end()) {
+      figure.text = q->text;
+      figure.detail = figure.detail.isEmpty() ? q->detail : q->detail + QLatin1Char('\n') + figure.detail;
+    }
     item->setFigure(figure.text, figure.detail);
   }
-  const QString legend = overlayLegend(mode, *m_numeric);
+  const QString legend = quant ? quantOverlayLegend(by, *m_quant) : overlayLegend(mode, *m_numeric);
   m_overlayLegend->setText(legend);
   m_overlayLegend->setVisible(!legend.isEmpty());
 }

@@ -24,6 +24,7 @@ namespace lattice::studio {
 
 class GraphWidget;
 class NumericRun;
+class QuantizationState;
 enum class OverlayMode;
 class StudioSession;
 class WeightsLoader;
@@ -38,6 +39,11 @@ public:
 
   GraphWidget* graphWidget() const { return m_graph; }
   WeightsLoader* weightsLoader() const { return m_weights; }
+  /// The mixed-precision plan of the model (the Quantization dock, the graph's overlay, Export).
+  QuantizationState* quantization() const { return m_quant; }
+  /// File ▸ Export Artifact…'s dialog for the session's model (modal), with the plan when the
+  /// Quantization dock has one and "Use plan for export" is on.
+  void exportArtifact();
   /// Every action of the tab's, named by its objectName ("debug.step", "view.overlayTime", ...).
   QList<QAction*> namedActions() const { return m_named; }
   /// The status bar's model line (stretching, on the left) and the widgets on its right, in order.
@@ -66,7 +72,7 @@ public:
   void writeSettings(QSettings& settings) const;
 
   /// The panels of the model tab as docks over `window` (module tree, inspector, MLIR,
-  /// interpreter, values), each with the area it goes to by default.
+  /// interpreter, values, node ranking, quantization), each with the area it goes to by default.
   QList<std::pair<QDockWidget*, Qt::DockWidgetArea>> createPanels(QWidget* window) const;
 
   /// Stops forwarding the session's and the numeric run's signals (the window's teardown).
@@ -97,6 +103,7 @@ private:
 
   StudioSession* m_session;
   NumericRun* m_numeric;
+  QuantizationState* m_quant;
   GraphWidget* m_graph;
   WeightsLoader* m_weights;
   QList<QAction*> m_named;

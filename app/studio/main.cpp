@@ -6,7 +6,8 @@
 // writing fails). A comparison's screenshot shows it at work: the first weight difference is
 // selected (its details and Δ histogram) and both graphs are shown at 100% around its op.
 // `--shortcuts` opens Help ▸ Keyboard Shortcuts (with --screenshot, that window is rendered:
-// docs/shortcuts.png).
+// docs/shortcuts.png). `--quantize-analyze` runs the Quantization dock's analysis once loaded
+// (docs/quantization.png).
 
 #include "MainWindow.h"
 #include "StudioIcons.h"
@@ -23,12 +24,14 @@
 #include "numeric/NumericRun.h"
 #include "help/HelpDialogs.h"
 #include "panels/Panels.h"
+#include "quant/QuantizationState.h"
 
 #include <QApplication>
 #include <QTabBar>
 #include <QCommandLineParser>
 #include <QFile>
 #include <QScreen>
+#include <QHash>
 #include <QTimer>
 
 #include <cstdio>
@@ -43,6 +46,7 @@ using lattice::studio::CompareView;
 using lattice::studio::GraphWidget;
 using lattice::studio::MainWindow;
 using lattice::studio::NumericRun;
+using lattice::studio::QuantizationState;
 using lattice::studio::StudioSession;
 
 namespace {
@@ -108,7 +112,8 @@ struct StudioOptions {
       QStringLiteral("FILE")};
   QCommandLineOption overlay{QStringLiteral("overlay"),
                              QStringLiteral("colour the model graph (View > Overlay) or an artifact's op graph by 'time' or "
-                                            "'accuracy'"),
+                                            "'accuracy'; the model graph also by 'quantization' (the plan's format per "
+                                            "layer) or 'quant-sensitivity'"),
                              QStringLiteral("MODE")};
   QCommandLineOption select{QStringLiteral("select"), QStringLiteral("select node NAME once loaded"),
                             QStringLiteral("NAME")};
@@ -117,6 +122,10 @@ struct StudioOptions {
       QStringLiteral("with --screenshot, bring the panel titled TITLE to the front of its dock group ('Node Ranking', 'Breakpoints', "
                      "'MLIR', ...); may be repeated"),
       QStringLiteral("TITLE")};
+  QCommandLineOption quantizeAnalyze{
+      QStringLiteral("quantize-analyze"),
+      QStringLiteral("Debug > Analyze Quantization once loaded (the Quantization dock, on the run inputs); with "
+                     "--screenshot, the window is rendered when the analysis ended")};
   QCommandLineOption shortcuts{
       QStringLiteral("shortcuts"),
       QStringLiteral("open Help > Keyboard Shortcuts once loaded (with --screenshot, that window is rendered)")};
@@ -140,6 +149,7 @@ struct StudioOptions {
     parser.addOption(overlay);
     parser.addOption(select);
     parser.addOption(panel);
+    parser.addOption(quantizeAnalyze);
   }
 };
 
@@ -219,17 +229,25 @@ int main(int argc, char** argv) {
   GraphWidget* graph = window.graphWidget();
 
   const QString overlayMode = parser.value(options.overlay);
-  if (!overlayMode.isEmpty() && overlayMode != QLatin1String("time") && overlayMode != QLatin1String("accuracy")) {
-    std::fprintf(stderr, "lattice-studio: --overlay expects 'time' or 'accuracy', got '%s'\n", qPrintable(overlayMode));
+  const QHash<QString, QString> overlayActions{{QStringLiteral("time"), QStringLiteral("view.overlayTime")},
+                                               {QStringLiteral("accuracy"), QStringLiteral("view.overlayAccuracy")},
+                                               {QStringLiteral("quantization"), QStringLiteral("view.overlayQuantization")},
+                                               {QStringLiteral("quant-sensitivity"),
+                                                QStringLiteral("view.overlayQuantSensitivity")}};
+  if (!overlayMode.isEmpty() && !overlayActions.contains(overlayMode)) {
+    std::fprintf(stderr,
+                 "lattice-studio: --overlay expects 'time', 'accuracy', 'quantization' or 'quant-sensitivity', got "
+                 "'%s'\n",
+                 qPrintable(overlayMode));
     return 2;
   }
   const bool artifactArgument =
       !comparing && positional.size() == 1 && lattice::studio::isArtifactPath(positional.front());
   if (!overlayMode.isEmpty() && !artifactArgument) // an artifact's overlay is its run bar's (below)
-    window.action(overlayMode == QLatin1String("time") ? QStringLiteral("view.overlayTime")
-                                                       : QStringLiteral("view.overlayAccuracy"))
-        ->trigger();
+    window.action(overlayActions.value(overlayMode))->trigger();
   const bool runOnInputs = parser.isSet(options.run);
+  const bool quantizeAnalyze = parser.isSet(options.quantizeAnalyze);
+  QuantizationState* quantization = QuantizationState::of(session);
   const QString selectNode = parser.value(options.select);
   const QString inputsFile = parser.value(options.inputs);
   if (runOnInputs && !inputsFile.isEmpty()) // a scripted run: say what it cost, as lattice-cli run does
@@ -239,7 +257,7 @@ int main(int argc, char** argv) {
                   window.numericRun()->runMs(), peakRssMb());
       std::fflush(stdout);
     });
-  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode, screenshotPath, inputsFile] {
+  QObject::connect(session, &StudioSession::modelLoaded, &window, [&window, session, steps, runOnInputs, selectNode, screenshotPath, inputsFile, quantizeAnalyze] {
     if (!inputsFile.isEmpty()) {
       NumericRun::InputChoice choice = window.numericRun()->inputChoice();
       choice.source = NumericRun::InputSource::File;
@@ -253,6 +271,7 @@ int main(int argc, char** argv) {
         session->step();
     }
     if (runOnInputs) window.numericRun()->run();
+    if (quantizeAnalyze) QuantizationState::of(session)->analyze(); // what Debug ▸ Analyze Quantization does
     if (!selectNode.isEmpty()) session->selectNode(selectNode);
   });
 
@@ -287,7 +306,8 @@ int main(int argc, char** argv) {
   // The panels in front of their tab groups: what ran (the Values dock), then those asked for.
   QStringList frontPanels = parser.values(options.panel);
   if (parser.isSet(options.run) || steps > 0) frontPanels.prepend(QStringLiteral("Values"));
-  auto grabAndExit = [&window, screenshotPath, showShortcuts, frontPanels] {
+  if (quantizeAnalyze && !frontPanels.contains(QStringLiteral("Quantization"))) frontPanels << QStringLiteral("Quantization");
+  auto grabAndExit = [&window, screenshotPath, showShortcuts, frontPanels, quantization] {
     if (showShortcuts) window.showShortcuts();
     for (QTabBar* bar : window.findChildren<QTabBar*>())
       for (int i = 0; i < bar->count(); ++i)
@@ -295,8 +315,9 @@ int main(int argc, char** argv) {
     // Let the view settle (overlays, minimap render, numeric stepping's ops) before grabbing.
     auto* settle = new QTimer(&window);
     settle->setInterval(600);
-    QObject::connect(settle, &QTimer::timeout, &window, [&window, settle, screenshotPath, showShortcuts] {
+    QObject::connect(settle, &QTimer::timeout, &window, [&window, settle, screenshotPath, showShortcuts, quantization] {
       if (window.numericRun()->isRunning()) return; // stepping's ops still run: look again later
+      if (quantization && quantization->isBusy()) return; // the plan is still measured
       settle->stop();
       QWidget* shown = showShortcuts ? static_cast<QWidget*>(window.shortcutsDialog()) : &window;
       if (!shown->grab().save(screenshotPath, "PNG")) {
@@ -332,10 +353,20 @@ int main(int argc, char** argv) {
     QObject::connect(session, &StudioSession::traceFailed, &app, [](const QString& m) { fail(m); });
     QObject::connect(graph, &GraphWidget::layoutFailed, &app, [](const QString& m) { fail(m); });
     // The grab waits for the layout and, with --run, for the run to end.
-    auto pending = std::make_shared<int>(runOnInputs ? 2 : 1);
+    auto pending = std::make_shared<int>(1 + (runOnInputs ? 1 : 0) + (quantizeAnalyze ? 1 : 0));
     auto oneDone = [pending, grabAndExit] {
       if (--*pending == 0) grabAndExit();
     };
+    if (quantizeAnalyze && quantization) {
+      auto analysed = std::make_shared<bool>(false);
+      QObject::connect(quantization, &QuantizationState::jobChanged, &app, [quantization, analysed, oneDone] {
+        if (*analysed || quantization->isBusy()) return;
+        if (!quantization->lastError().isEmpty()) fail(quantization->lastError());
+        if (!quantization->hasPlan()) return; // not started yet
+        *analysed = true;
+        oneDone();
+      });
+    }
     QObject::connect(graph, &GraphWidget::layoutFinished, &app, oneDone, Qt::SingleShotConnection);
     if (runOnInputs)
       QObject::connect(window.numericRun(), &NumericRun::stateChanged, &app, [oneDone](NumericRun::State s) {

@@ -6,6 +6,7 @@
 #include "graph/GraphWidget.h"
 
 #include "LeafEdits.h"
+#include "quant/QuantizationState.h"
 #include "StudioSession.h"
 #include "graph/ClusterItem.h"
 #include "graph/GraphScene.h"
@@ -17,6 +18,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QInputDialog>
+#include <QActionGroup>
 #include <QMenu>
 
 namespace lattice::studio {
@@ -241,6 +243,23 @@ QMenu* GraphWidget::createContextMenu(QGraphicsItem* item, QWidget* parent) {
   connect(keep, &QAction::triggered, this, [setLeaf] { setLeaf(true); });
   connect(inlineIt, &QAction::triggered, this, [setLeaf] { setLeaf(false); });
   menu->addSeparator();
+
+  // The quantization plan's format of the node's layer (undoable, as in the Quantization dock).
+  if (QuantizationState* quant = QuantizationState::of(m_session); quant && quant->layerOfNode(nodeName) >= 0) {
+    const int layer = quant->layerOfNode(nodeName);
+    QMenu* formats = menu->addMenu(tr("&Quantization"));
+    formats->setObjectName(QStringLiteral("graph.quantization"));
+    auto* exclusive = new QActionGroup(formats);
+    for (const WeightFormat& f : quant->choicesFor(layer)) {
+      QAction* a = formats->addAction(f.dense() ? tr("&Dense") : qs(f.name()));
+      a->setObjectName(QStringLiteral("graph.quant.%1").arg(qs(f.kind())));
+      a->setCheckable(true);
+      a->setChecked(quant->formats()[std::size_t(layer)] == f);
+      exclusive->addAction(a);
+      connect(a, &QAction::triggered, quant, [quant, layer, f] { quant->setLayerFormat(layer, f); });
+    }
+    menu->addSeparator();
+  }
 
   // Copy the name; show the node's lines in the MLIR panel.
   const QString name = nodeName.isEmpty() ? (group ? qs(group->path) : groupPath) : nodeName;

@@ -52,7 +52,9 @@ QHash<QString, double> withGroups(const QHash<QString, double>& byNode, const Gr
 
 QHash<QString, QColor> overlayColours(OverlayMode mode, const NumericRun& run, const GraphGrouping* grouping) {
   QHash<QString, QColor> colours;
-  if (mode == OverlayMode::None || !run.lowered()) return colours;
+  if (mode == OverlayMode::None || mode == OverlayMode::Quantization || mode == OverlayMode::QuantSensitivity ||
+      !run.lowered())
+    return colours;
   QHash<QString, double> values;
   if (mode == OverlayMode::Time) {
     for (const std::string& node : run.lowered()->opNodes) {
@@ -97,6 +99,8 @@ QString overlayLegend(OverlayMode mode, const NumericRun& run) {
   auto swatch = [](double t) { return QStringLiteral("<span style='color:%1'>■</span>").arg(heatColor(t).name()); };
   switch (mode) {
   case OverlayMode::None:
+  case OverlayMode::Quantization:
+  case OverlayMode::QuantSensitivity:
     return {};
   case OverlayMode::Time:
     return QObject::tr("Time: %1 fast %2 %3 slowest node (groups: their total)")

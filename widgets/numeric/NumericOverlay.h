@@ -20,7 +20,9 @@ namespace lattice::studio {
 
 class NumericRun;
 
-enum class OverlayMode { None, Time, Accuracy };
+/// Quantization and QuantSensitivity colour layers by the quantization plan's format or by their
+/// measured sensitivity (quant/QuantOverlay.h); the functions below give nothing for them.
+enum class OverlayMode { None, Time, Accuracy, Quantization, QuantSensitivity };
 
 /// Green (t = 0) → yellow (0.5) → red (1); t is clamped to [0, 1].
 QColor heatColor(double t);

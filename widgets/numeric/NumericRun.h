@@ -64,6 +64,8 @@ public:
   /// True when the open model is an archive with inputs.safetensors / activations.safetensors.
   bool hasRecordedInputs() const { return m_hasRecordedInputs; }
   bool hasRecordedActivations() const { return m_hasRecordedActivations; }
+  /// The open archive's recordings (null: none), shared with the jobs that read them.
+  std::shared_ptr<const ArchiveRecordings> recordings() const { return m_recordings; }
   /// An expected-outputs .safetensors (named as `lattice-cli run -o` writes outputs) to check a
   /// finished run's outputs against when there is no recorded golden ("" for none; remembered per
   /// model). Each output counts as a node of recordingCheck(): its producing node, its relative

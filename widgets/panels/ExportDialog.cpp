@@ -148,8 +148,12 @@ void ExportDialog::buildUi() {
   quantRow->addWidget(m_scaleDtype);
   quantRow->addStretch(1);
   options->addRow(QStringLiteral("Quantization:"), quantRow);
+  m_planLabel = new QLabel(form);
+  m_planLabel->setObjectName(QStringLiteral("exportPlan"));
+  m_planLabel->hide();
+  options->addRow(QString(), m_planLabel);
   auto updateQuant = [this] {
-    const bool on = m_quantize->currentData().toInt() != 0;
+    const bool on = m_quantize->currentData().toInt() != 0 && !m_plan;
     m_groupSize->setEnabled(on);
     m_scaleDtype->setEnabled(on);
   };
@@ -321,6 +325,16 @@ void ExportDialog::setQuantization(std::optional<int> bits, int groupSize, const
   if (scale >= 0) m_scaleDtype->setCurrentIndex(scale);
 }
 
+void ExportDialog::setQuantizationPlan(std::shared_ptr<const QuantizationPlan> plan, const QString& summary) {
+  m_plan = std::move(plan);
+  m_planSummary = summary;
+  m_quantize->setEnabled(!m_plan);
+  m_groupSize->setEnabled(!m_plan && m_quantize->currentData().toInt() != 0);
+  m_scaleDtype->setEnabled(m_groupSize->isEnabled());
+  m_planLabel->setText(QStringLiteral("Quantization dock's %1").arg(summary));
+  m_planLabel->setVisible(m_plan != nullptr);
+}
+
 void ExportDialog::setOutputNames(const QStringList& names) {
   m_outputNames->setText(names.join(QStringLiteral(", ")));
 }
@@ -339,9 +353,13 @@ Expected<ExportOptions> ExportDialog::exportOptions() const {
   const QString dtype = m_inputDtype->currentData().toString();
   if (!dtype.isEmpty()) o.inputDtype = dtype.toStdString();
   const int bits = m_quantize->currentData().toInt();
-  if (bits) o.quantizeBits = bits;
-  o.groupSize = m_groupSize->value();
-  o.scaleDtype = m_scaleDtype->currentText().toStdString();
+  if (m_plan) {
+    o.quantizationPlan = m_plan; // per layer, instead of the fields
+  } else {
+    if (bits) o.quantizeBits = bits;
+    o.groupSize = m_groupSize->value();
+    o.scaleDtype = m_scaleDtype->currentText().toStdString();
+  }
   std::vector<std::string> names;
   for (const QString& part : m_outputNames->text().split(QLatin1Char(','))) {
     const QString name = part.trimmed();
@@ -483,7 +501,9 @@ void ExportDialog::showSummary() {
   const ExportResult& r = m_job->result();
   const Expected<ExportOptions> o = exportOptions();
   QString quant = QStringLiteral("none");
-  if (o && o->quantizeBits)
+  if (o && o->quantizationPlan)
+    quant = m_planSummary.toHtmlEscaped();
+  else if (o && o->quantizeBits)
     quant = QStringLiteral("int%1, group size %2, %3 scales")
                 .arg(*o->quantizeBits)
                 .arg(o->groupSize.value_or(32))

@@ -16,6 +16,7 @@
 #include <QDialog>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 class QCheckBox;
@@ -56,6 +57,9 @@ public:
   /// Bits 4 or 8, or nullopt for none (not offered when the archive asks for quantization).
   void setQuantization(std::optional<int> bits, int groupSize = 32,
                        const QString& scaleDtype = QStringLiteral("f16"));
+  /// A per-layer plan (the Quantization dock's) replacing the quantization fields, described as
+  /// `summary` ("mixed plan: 12 int4, 3 int8, 2 dense"); null: the fields decide.
+  void setQuantizationPlan(std::shared_ptr<const QuantizationPlan> plan, const QString& summary);
   /// Empty: the archive's names or the defaults (`output`, `output_0`, ...).
   void setOutputNames(const QStringList& names);
   void setValidate(bool validate);
@@ -118,6 +122,9 @@ private:
   QSpinBox* m_groupSize = nullptr;
   QComboBox* m_scaleDtype = nullptr;
   QCheckBox* m_validate = nullptr;
+  QLabel* m_planLabel = nullptr;
+  std::shared_ptr<const QuantizationPlan> m_plan;
+  QString m_planSummary;
   QLineEdit* m_target = nullptr;
   QLabel* m_error = nullptr;
   QPushButton* m_exportButton = nullptr;
