@@ -50,12 +50,4 @@ Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock) {
   return area.isValid() ? static_cast<Qt::DockWidgetArea>(area.toInt()) : Qt::RightDockWidgetArea;
 }
 
-void runExportDialog(StudioSession* session, QWidget* parent,
-                     const std::function<void(const QString& directory)>& openArtifact) {
-  if (!session->model()) return;
-  ExportDialog dialog(session, parent);
-  if (openArtifact) QObject::connect(&dialog, &ExportDialog::openArtifactRequested, &dialog, openArtifact);
-  dialog.exec();
-}
-
 } // namespace lattice::studio

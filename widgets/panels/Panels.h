@@ -26,9 +26,4 @@ QList<QDockWidget*> createPanels(StudioSession* session, QWidget* parent);
 /// interpreter and breakpoints bottom.
 Qt::DockWidgetArea defaultPanelArea(const QDockWidget* dock);
 
-/// Opens the export dialog (modal) for the session's model. `openArtifact` (may be empty) is
-/// called with the directory when the user clicks "Open Artifact" in the summary.
-void runExportDialog(StudioSession* session, QWidget* parent,
-                     const std::function<void(const QString& directory)>& openArtifact = {});
-
 } // namespace lattice::studio
