@@ -6,6 +6,7 @@
 #include "graph/GraphWidget.h"
 
 #include "LeafEdits.h"
+#include "quant/QuantFormatMenu.h"
 #include "quant/QuantizationState.h"
 #include "StudioSession.h"
 #include "graph/ClusterItem.h"
@@ -249,15 +250,7 @@ QMenu* GraphWidget::createContextMenu(QGraphicsItem* item, QWidget* parent) {
     const int layer = quant->layerOfNode(nodeName);
     QMenu* formats = menu->addMenu(tr("&Quantization"));
     formats->setObjectName(QStringLiteral("graph.quantization"));
-    auto* exclusive = new QActionGroup(formats);
-    for (const WeightFormat& f : quant->choicesFor(layer)) {
-      QAction* a = formats->addAction(f.dense() ? tr("&Dense") : qs(f.name()));
-      a->setObjectName(QStringLiteral("graph.quant.%1").arg(qs(f.kind())));
-      a->setCheckable(true);
-      a->setChecked(quant->formats()[std::size_t(layer)] == f);
-      exclusive->addAction(a);
-      connect(a, &QAction::triggered, quant, [quant, layer, f] { quant->setLayerFormat(layer, f); });
-    }
+    addLayerFormatActions(formats, quant, layer, QStringLiteral("graph.quant."));
     menu->addSeparator();
   }
 

@@ -6,6 +6,7 @@
 #include "numeric/NumericRun.h"
 #include "panels/InputSpecEditor.h"
 #include "quant/QuantCharts.h"
+#include "quant/QuantFormatMenu.h"
 #include "quant/QuantLayersModel.h"
 #include "quant/QuantOverlay.h"
 #include "quant/QuantizationState.h"
@@ -358,15 +359,7 @@ QMenu* QuantizationPanel::createRowMenu(int row, QWidget* parent) {
   auto* menu = new QMenu(parent);
   menu->setObjectName(QStringLiteral("quantRowMenu"));
   if (!m_state->sensitivity() || row < 0 || row >= int(m_state->formats().size())) return menu;
-  auto* group = new QActionGroup(menu);
-  for (const WeightFormat& f : m_state->choicesFor(row)) {
-    QAction* a = menu->addAction(f.dense() ? tr("&Dense") : toQ(f.name()));
-    a->setObjectName(QStringLiteral("quant.%1").arg(toQ(f.kind())));
-    a->setCheckable(true);
-    a->setChecked(m_state->formats()[std::size_t(row)] == f);
-    group->addAction(a);
-    connect(a, &QAction::triggered, this, [this, row, f] { m_state->setLayerFormat(row, f); });
-  }
+  addLayerFormatActions(menu, m_state, row, QStringLiteral("quant."));
   return menu;
 }
 
