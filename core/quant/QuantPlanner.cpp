@@ -110,8 +110,19 @@ struct QuantPlanner::Impl {
   std::vector<runtime::RuntimeValue> reference; // the dense run's outputs
   double denseRunMs = 0.0;
 
+  // Packed weights by (layer, format name): each is packed once, for the analysis and every plan.
+  std::map<std::pair<std::size_t, std::string>, runtime::WeightRef> packedCache;
+
   // The weight op of layer `i` stored in `format`, as the runtime reads it from a mixed artifact.
-  Expected<runtime::WeightRef> packed(std::size_t i, const WeightFormat& format) const {
+  Expected<runtime::WeightRef> packed(std::size_t i, const WeightFormat& format) {
+    const auto key = std::make_pair(i, format.name());
+    if (auto hit = packedCache.find(key); hit != packedCache.end()) return hit->second;
+    Expected<runtime::WeightRef> w = pack(i, format);
+    if (w) packedCache.emplace(key, *w);
+    return w;
+  }
+
+  Expected<runtime::WeightRef> pack(std::size_t i, const WeightFormat& format) const {
     const runtime::RuntimePlan& plan = runtime->plan();
     const int slot = plan.ops[static_cast<std::size_t>(weightOps[i])].results.front();
     const auto* dense = std::get_if<runtime::WeightRef>(&runtime->value(slot));
