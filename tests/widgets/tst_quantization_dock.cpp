@@ -72,7 +72,7 @@ private:
 namespace {
 
 const QString kModel = QStringLiteral("example:sparse_resnet21d");
-constexpr qint64 kPoints = 2000;
+constexpr qint64 kPoints = 800;
 constexpr quint64 kSeed = 3;
 
 NumericRun::InputChoice randomChoice(qint64 points, quint64 seed) {
