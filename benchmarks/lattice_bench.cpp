@@ -14,9 +14,10 @@
 // from the fastest runs, and the SparseResUNet42 save against a sequential write of its bytes)
 // when their cases ran.
 
+#include "BenchSupport.h"
+#include "quant_bench.h"
 #include "runtime_bench.h"
 #include "startup_bench.h"
-#include "quant_bench.h"
 #include "validation_bench.h"
 
 #include "lowering/Lowering.h"
@@ -45,17 +46,9 @@ using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench::Clock;
+using bench::msSince;
+using bench::median;
 
 /// Median of `runs` timings of `fn` after one warm-up; aborts the process on failure. `fastest`,
 /// when given, receives the fastest of those runs.

@@ -11,6 +11,8 @@
 //
 //   lattice-layout-bench [--runs N]
 
+#include "BenchSupport.h"
+
 #include "layout/ViewLayout.h"
 #include "model/LoadModel.h"
 #include "trace/Tracer.h"
@@ -29,17 +31,9 @@ using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench::Clock;
+using bench::msSince;
+using bench::median;
 
 [[noreturn]] void fail(const std::string& what, const std::string& message) {
   std::fprintf(stderr, "lattice-layout-bench: %s: %s\n", what.c_str(), message.c_str());

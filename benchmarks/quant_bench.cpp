@@ -8,6 +8,8 @@
 
 #include "quant_bench.h"
 
+#include "BenchSupport.h"
+
 #include "exec/LoweredRun.h"
 #include "model/LoadModel.h"
 #include "quant/QuantPlanner.h"
@@ -26,9 +28,9 @@ using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+using bench::Clock;
+using bench::msSince;
+using bench::median;
 
 int failWith(const std::string& what, const std::string& message) {
   std::cerr << "lattice-bench --quant-plan: " << what << ": " << message << "\n";
@@ -77,8 +79,7 @@ int quantBenchMain(int argc, char** argv) {
     if (Status s = lowered->runtime.run(); !s) return failWith(modelSpec, s.message());
     if (i > 0) times.push_back(msSince(t0));
   }
-  std::sort(times.begin(), times.end());
-  const double denseMs = times[times.size() / 2];
+  const double denseMs = median(times);
 
   const Clock::time_point t0 = Clock::now();
   Expected<std::unique_ptr<QuantPlanner>> planner = QuantPlanner::create(*model, options);

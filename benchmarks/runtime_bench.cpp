@@ -6,11 +6,15 @@
 // second of conv time without kernel maps), the same-run roofline (runtime::gemm, the cblas_sgemm
 // the convs call, on exactly the GEMM shapes they ran, on contiguous operands, without gather or
 // scatter), the peak RSS of the run against 2 × (weights + the two largest activations), and the
-// exact mode's time.
+// exact mode's time. The case studio_vs_cli runs lattice-studio and lattice-cli on the same
+// saved inputs of SparseResUNet42 at 100 000 points and compares their peak RSS and run times.
 //
 //   lattice-bench --runtime [--json] [--runs N] [--cases a,b] [--threads N]
 
 #include "runtime_bench.h"
+
+#include "BenchSupport.h"
+#include "studio_vs_cli.h"
 
 #include "exec/LoweredRun.h"
 #include "mlir/MlirParser.h"
@@ -43,15 +47,9 @@ using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench::Clock;
+using bench::msSince;
+using bench::median;
 
 struct BenchCase {
   std::string name;
@@ -240,12 +238,6 @@ nlohmann::json runCase(const BenchCase& c, int runs, double startupMb) {
           {"threads", runtime::threads()}};
 }
 
-std::string selfExe() {
-  std::vector<char> buf(4096);
-  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  return n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : "lattice-bench";
-}
-
 } // namespace
 
 int runtimeBenchMain(int argc, char** argv) {
@@ -292,7 +284,7 @@ int runtimeBenchMain(int argc, char** argv) {
   nlohmann::json cases = nlohmann::json::array();
   for (const BenchCase& c : allCases()) {
     if (!casesArg.empty() && ("," + casesArg + ",").find("," + c.name + ",") == std::string::npos) continue;
-    const std::string command = "'" + selfExe() + "' --runtime --one " + c.name + " --runs " + std::to_string(runs) +
+    const std::string command = "'" + bench::selfExe() + "' --runtime --one " + c.name + " --runs " + std::to_string(runs) +
                                 (threads > 0 ? " --threads " + std::to_string(threads) : "");
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string output;
@@ -305,20 +297,34 @@ int runtimeBenchMain(int argc, char** argv) {
     cases.push_back(nlohmann::json::parse(output));
     if (!json) std::fprintf(stderr, "%-22s done\n", c.name.c_str());
   }
+  // The studio against the CLI on the same inputs: two other processes, measured from outside.
+  nlohmann::json studio;
+  if (casesArg.empty() || ("," + casesArg + ",").find(",studio_vs_cli,") != std::string::npos) {
+    studio = bench::studioVsCli("example:sparse_resunet42", 100000, runs);
+    if (studio.contains("error")) {
+      std::cerr << "lattice-bench: studio_vs_cli: " << studio["error"].get<std::string>() << '\n';
+      return 1;
+    }
+    if (!json) std::fprintf(stderr, "%-22s done\n", "studio_vs_cli");
+  }
   if (json) {
-    std::cout << nlohmann::json{{"runtime_cases", cases}}.dump(2) << '\n';
+    nlohmann::json out{{"runtime_cases", cases}};
+    if (!studio.is_null()) out["studio_vs_cli"] = studio;
+    std::cout << out.dump(2) << '\n';
     return 0;
   }
-  std::printf("runtime on %d threads, BLAS: %s\n\n", runtime::threads(), runtime::blasLibrary().c_str());
-  std::printf("%-22s %8s %10s %10s %6s %9s %9s %6s %9s %9s %10s\n", "case", "points", "total ms", "map ms", "map%",
-              "conv GF/s", "roof GF/s", "roof%", "peak MB", "bound MB", "exact ms");
-  for (const nlohmann::json& r : cases)
-    std::printf("%-22s %8lld %10.1f %10.1f %5.1f%% %9.2f %9.2f %5.0f%% %9.0f %9.0f %10.1f\n",
-                r["name"].get<std::string>().c_str(), r["points"].get<long long>(), r["total_ms"].get<double>(),
-                r["kernel_map_ms"].get<double>(), 100.0 * r["kernel_map_share"].get<double>(),
-                r["conv_gflops"].get<double>(), r["roofline_gflops"].get<double>(),
-                100.0 * r["roofline_share"].get<double>(), r["peak_rss_mb"].get<double>(), r["rss_bound_mb"].get<double>(),
-                r["exact_ms"].get<double>());
+  if (!cases.empty()) {
+    std::printf("runtime on %d threads, BLAS: %s\n\n", runtime::threads(), runtime::blasLibrary().c_str());
+    std::printf("%-22s %8s %10s %10s %6s %9s %9s %6s %9s %9s %10s\n", "case", "points", "total ms", "map ms", "map%",
+                "conv GF/s", "roof GF/s", "roof%", "peak MB", "bound MB", "exact ms");
+    for (const nlohmann::json& r : cases)
+      std::printf("%-22s %8lld %10.1f %10.1f %5.1f%% %9.2f %9.2f %5.0f%% %9.0f %9.0f %10.1f\n",
+                  r["name"].get<std::string>().c_str(), r["points"].get<long long>(), r["total_ms"].get<double>(),
+                  r["kernel_map_ms"].get<double>(), 100.0 * r["kernel_map_share"].get<double>(),
+                  r["conv_gflops"].get<double>(), r["roofline_gflops"].get<double>(),
+                  100.0 * r["roofline_share"].get<double>(), r["peak_rss_mb"].get<double>(), r["rss_bound_mb"].get<double>(),
+                  r["exact_ms"].get<double>());
+  }
   auto find = [&](const char* name) -> const nlohmann::json* {
     for (const nlohmann::json& r : cases)
       if (r["name"] == name) return &r;
@@ -342,6 +348,16 @@ int runtimeBenchMain(int argc, char** argv) {
                   std::string(field) == "kept_ms" ? "every value kept" : "values freed", perOp(*shortChain, field),
                   (*shortChain)["ops"].get<long long>(), perOp(*longChain, field), (*longChain)["ops"].get<long long>(),
                   perOp(*longChain, field) / perOp(*shortChain, field));
+  }
+  if (studio.contains("skipped")) {
+    std::printf("studio vs CLI: skipped (%s)\n", studio["skipped"].get<std::string>().c_str());
+  } else if (!studio.is_null()) {
+    std::printf("studio vs CLI, %s at %lld points (median of %d): peak RSS %.0f MB vs %.0f MB: ratio %.2fx "
+                "(target <= 1.5x); run %.0f ms vs %.0f ms: ratio %.2fx (target <= 1.2x)\n",
+                studio["model"].get<std::string>().c_str(), studio["points"].get<long long>(), studio["runs"].get<int>(),
+                studio["studio_peak_rss_mb"].get<double>(), studio["cli_peak_rss_mb"].get<double>(),
+                studio["memory_ratio"].get<double>(), studio["studio_run_ms"].get<double>(),
+                studio["cli_run_ms"].get<double>(), studio["time_ratio"].get<double>());
   }
   std::printf("targets: conv >= 50%% of roofline on sparse_resunet42_100k; kernel maps <= 25%% of total; "
               "peak RSS <= bound (2 x (weights + two largest activations))\n");

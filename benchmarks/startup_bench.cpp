@@ -10,18 +10,16 @@
 
 #include "startup_bench.h"
 
+#include "BenchSupport.h"
+
 #include "lowering/Lowering.h"
 #include "model/LoadModel.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,55 +29,19 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::median;
+using bench::selfDir;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string selfDir() {
-  std::vector<char> buf(4096);
-  const ssize_t n = ::readlink("/proc/self/exe", buf.data(), buf.size() - 1);
-  const std::string path = n > 0 ? std::string(buf.data(), static_cast<std::size_t>(n)) : std::string(".");
-  return path.substr(0, path.rfind('/'));
-}
-
-/// Runs `argv` with its output to `out` (a file, /dev/null by default) and `extraEnv` added to
-/// the environment; the wall time in milliseconds, or -1 when it could not run or failed.
+/// Runs `argv` with its output to `out`: the wall time in milliseconds, or -1 when it failed.
 double runOnce(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv = {},
                const std::string& out = "/dev/null") {
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<std::string> envStrings;
-  for (char** e = environ; *e; ++e) envStrings.emplace_back(*e);
-  envStrings.insert(envStrings.end(), extraEnv.begin(), extraEnv.end());
-  std::vector<char*> env;
-  for (const std::string& e : envStrings) env.push_back(const_cast<char*>(e.c_str()));
-  env.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  const auto t0 = Clock::now();
-  pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), env.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
+  const bench::ProcessRun run = bench::runProcess(argv, extraEnv, out);
+  return run.ok ? run.wallMs : -1.0;
 }
 
 /// The shared libraries `exe` loads, as the dynamic loader lists them for ldd.

@@ -8,6 +8,8 @@
 
 #include "validation_bench.h"
 
+#include "BenchSupport.h"
+
 #include "dialect/ArtifactFiles.h"
 #include "dialect/DialectSchema.h"
 #include "lowering/ArtifactSave.h"
@@ -25,7 +27,8 @@ using namespace lattice;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
 
 struct Payload {
   std::string text;
@@ -52,12 +55,6 @@ Payload makePayload(int n) {
   }
   p.text += "    return %x : tensor<?x2xf32>\n  }\n}\n";
   return p;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 } // namespace
