@@ -13,6 +13,7 @@
 #include "OpenDialogs.h"
 #include "PanelDocks.h"
 #include "RecentFiles.h"
+#include "StatusBarFit.h"
 #include "StudioIcons.h"
 #include "StudioSession.h"
 #include "WeightsLoader.h"
@@ -23,12 +24,10 @@
 #include "graph/GraphView.h"
 #include "help/DocumentationWindow.h"
 #include "help/HelpDialogs.h"
-#include "model/Examples.h"
 #include "numeric/NumericRun.h"
 
 #include <QAction>
 #include <QCloseEvent>
-#include <QCoreApplication>
 #include <QDesktopServices>
 #include <QDir>
 #include <QDockWidget>
@@ -103,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(m_artifacts, &ArtifactTabs::artifactValidated, this, [this](const QString& path) {
     m_recent->add(path);
-    setLastArtifact(path);
+    m_recent->setLastArtifact(path);
   });
   connect(m_artifacts, &ArtifactTabs::statusMessage, this,
           [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
@@ -116,12 +115,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addWidget(m_model->modelLine(), 1);
   m_model->modelLine()->setMinimumWidth(0);
   m_model->modelLine()->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-  for (QWidget* w : m_model->statusWidgets()) {
-    if (qobject_cast<QLabel*>(w)) w->setMinimumWidth(w->fontMetrics().averageCharWidth() * 6);
-    statusBar()->addPermanentWidget(w);
-  }
-  statusBar()->installEventFilter(this);
-  connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::fitStatusBar);
+  new StatusBarFit(statusBar(), m_model->statusWidgets()); // a child of the bar
   connectSession();
   readSettings();
   // After readSettings: a dock takes its saved place when the layout has one.
@@ -136,7 +130,6 @@ MainWindow::~MainWindow() {
   // whose undo stack emits indexChanged as it is cleared; docks report their visibility): none
   // of them reaches this window, its layout watcher or the model tab any more.
   m_docks->stop();
-  statusBar()->removeEventFilter(this);
   m_model->detach();
   for (QObject* child : findChildren<QObject*>())
     disconnect(child, nullptr, this, nullptr);
@@ -156,6 +149,10 @@ QAction* MainWindow::action(const QString& id) const {
 
 GraphWidget* MainWindow::graphWidget() const {
   return m_model->graphWidget();
+}
+
+QString MainWindow::lastArtifact() const {
+  return m_recent->lastArtifact();
 }
 
 QStringList MainWindow::recentFiles() const {
@@ -185,11 +182,11 @@ void MainWindow::createActions() {
   };
   // File
   add("file.open", tr("&Open Model…"), QKeySequence::Open, [this] {
-    ModelFileDialog dialog(this, m_lastDirectory);
+    ModelFileDialog dialog(this, m_recent->lastDirectory());
     if (dialog.exec() == QDialog::Accepted && !dialog.chosen().isEmpty()) openModel(dialog.chosen());
   });
   add("file.openArtifact", tr("Open &Artifact…"), QKeySequence(tr("Ctrl+Shift+O")), 
-      [this] { openArtifact(chooseArtifact(this, m_lastArtifact, m_lastDirectory)); });
+      [this] { openArtifact(chooseArtifact(this, m_recent->lastArtifact(), m_recent->lastDirectory())); });
   // Reload: Ctrl+R is Run on Inputs and F5 Start; Ctrl+Shift+R reloads, as in browsers.
   add("file.reload", tr("&Reload"), QKeySequence(tr("Ctrl+Shift+R")), [this] { reloadTab(m_tabs->currentWidget()); });
   m_changedBar->setReloadShortcut(action(QStringLiteral("file.reload"))->shortcut());
@@ -260,17 +257,9 @@ void MainWindow::createMenus() {
   using Section = StudioDocument::MenuSection;
   QMenu* file = menuBar()->addMenu(tr("&File"));
   add(file, {"file.open"});
-  QMenu* examples = file->addMenu(tr("Open E&xample"));
-  for (const std::string& name : exampleNames()) {
-    const QString n = QString::fromStdString(name);
-    if (n.startsWith(QStringLiteral("chain:")))
-      connect(examples->addAction(tr("chain:N (synthetic)…")), &QAction::triggered, this,
-              [this] { openModel(chooseChainExample(this)); });
-    else
-      connect(examples->addAction(n), &QAction::triggered, this, [this, n] { openModel(QStringLiteral("example:") + n); });
-  }
+  fillExamplesMenu(file->addMenu(tr("Open E&xample")), this, [this](const QString& example) { openModel(example); });
   add(file, {"file.openArtifact"});
-  m_recent = new RecentFiles(file->addMenu(tr("&Recent Files")), this);
+  m_recent = new RecentFiles(file->addMenu(tr("&Recent Files")), m_artifacts->rememberedExport(), this);
   connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::open);
   add(file, {"file.reload", nullptr});
   m_sections.insert(int(Section::File), {file, file->addSeparator()});
@@ -336,45 +325,21 @@ DocumentationWindow* MainWindow::documentationWindow() const {
 }
 
 void MainWindow::openDocumentation() {
-  // The installed copy first, then the source tree's (a build run from its tree).
-  const QString appDir = QCoreApplication::applicationDirPath();
-  const QStringList candidates = {appDir + QStringLiteral("/../share/doc/lattice-studio/README.md"),
-                                  QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
-  for (const QString& path : candidates) {
-    if (!QFileInfo::exists(path)) continue;
-    const QString file = QFileInfo(path).canonicalFilePath();
-    const QUrl url = QUrl::fromLocalFile(file);
-    if (m_urlOpener ? m_urlOpener(url) : QDesktopServices::openUrl(url)) return;
-    // No handler for local files (a bare X session, a container): the studio shows it.
-    if (!m_documentation) {
-      m_documentation = new DocumentationWindow(file, this);
-      m_documentation->setAttribute(Qt::WA_DeleteOnClose);
-    }
-    m_documentation->show();
-    m_documentation->raise();
-    m_documentation->activateWindow();
+  const QString file = documentationFile();
+  if (file.isEmpty()) {
+    statusBar()->showMessage(tr("The documentation is not installed (README.md not found)"), 5000);
     return;
   }
-  statusBar()->showMessage(tr("The documentation is not installed (README.md not found)"), 5000);
-}
-
-void MainWindow::fitStatusBar() {
-  QStatusBar* bar = statusBar();
-  QList<QWidget*> labels;
-  for (QWidget* w : m_model->statusWidgets())
-    if (qobject_cast<QLabel*>(w) && !w->isHidden()) labels << w;
-  if (labels.isEmpty()) return;
-  // A message keeps the room it needs, up to two thirds of the bar; the labels share the rest.
-  const QString message = bar->currentMessage();
-  const int wanted = message.isEmpty() ? 0 : bar->fontMetrics().horizontalAdvance(message) + 24;
-  const int rest = bar->width() - std::min(wanted, bar->width() * 2 / 3) - 24;
-  const int each = message.isEmpty() ? QWIDGETSIZE_MAX : std::max(rest / int(labels.size()), labels.front()->minimumWidth());
-  for (QWidget* w : labels) w->setMaximumWidth(each);
-}
-
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == statusBar() && event->type() == QEvent::Resize) fitStatusBar();
-  return QMainWindow::eventFilter(watched, event);
+  const QUrl url = QUrl::fromLocalFile(file);
+  if (m_urlOpener ? m_urlOpener(url) : QDesktopServices::openUrl(url)) return;
+  // No handler for local files (a bare X session, a container): the studio shows it.
+  if (!m_documentation) {
+    m_documentation = new DocumentationWindow(file, this);
+    m_documentation->setAttribute(Qt::WA_DeleteOnClose);
+  }
+  m_documentation->show();
+  m_documentation->raise();
+  m_documentation->activateWindow();
 }
 
 void MainWindow::createToolBar() {
@@ -384,11 +349,7 @@ void MainWindow::createToolBar() {
   for (const auto& [id, icon] : icons)
     action(QString::fromLatin1(id))->setIcon(icon);
   action(QStringLiteral("file.open"))->setIconText(tr("Open"));
-  // Tooltips name the shortcut, as debuggers do.
-  for (QAction* a : std::as_const(m_actions))
-    if (!a->shortcut().isEmpty())
-      a->setToolTip(a->text().remove(QLatin1Char('&')).remove(QStringLiteral("…")) + QStringLiteral(" (") +
-                    a->shortcut().toString(QKeySequence::NativeText) + QLatin1Char(')'));
+  nameShortcutsInToolTips(m_actions.values());
 
   const auto makeBar = [this](const QString& title, const char* name) {
     QToolBar* bar = addToolBar(title);
@@ -439,7 +400,7 @@ void MainWindow::connectSession() {
   connect(m_model, &ModelDocument::artifactOpenRequested, this, &MainWindow::openArtifact);
   connect(s, &StudioSession::artifactExported, this, [this](const QString& directory) {
     m_artifacts->setRememberedExport(directory);
-    setLastArtifact(directory);
+    m_recent->setLastArtifact(directory);
     // A tab showing what the studio just wrote shows the new artifact.
     if (ArtifactView* view = artifactView(directory)) reloadTab(view);
     updateActions();
@@ -535,7 +496,7 @@ void MainWindow::reloadTab(QWidget* tab) {
 
 void MainWindow::openArtifact(const QString& directory) {
   if (directory.isEmpty()) return;
-  setLastDirectory(QFileInfo(directory).absolutePath());
+  m_recent->setLastDirectory(QFileInfo(directory).absolutePath());
   if (m_artifactOpener) {
     m_artifactOpener(directory);
     m_recent->add(directory);
@@ -567,7 +528,7 @@ CompareView* MainWindow::compareWithLastExport() {
 
 void MainWindow::openModel(const QString& reference) {
   if (reference.isEmpty()) return;
-  if (!reference.startsWith(QStringLiteral("example:"))) setLastDirectory(QFileInfo(reference).absolutePath());
+  if (!reference.startsWith(QStringLiteral("example:"))) m_recent->setLastDirectory(QFileInfo(reference).absolutePath());
   m_session->openModel(reference);
 }
 
@@ -595,19 +556,7 @@ void MainWindow::readSettings() {
     const QRect room = availableScreenRect(this);
     resize(std::min(1500, room.width() - 16), std::min(950, room.height() - 48));
   }
-  m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
-  m_lastArtifact = s.value(QStringLiteral("paths/lastArtifact"), m_artifacts->rememberedExport()).toString();
   m_model->readSettings(s);
-}
-
-void MainWindow::setLastDirectory(const QString& directory) {
-  m_lastDirectory = directory;
-  QSettings().setValue(QStringLiteral("paths/lastDirectory"), directory); // now: a crash keeps it
-}
-
-void MainWindow::setLastArtifact(const QString& path) {
-  m_lastArtifact = path;
-  QSettings().setValue(QStringLiteral("paths/lastArtifact"), path);
 }
 
 void MainWindow::writeSettings() const {
@@ -615,8 +564,6 @@ void MainWindow::writeSettings() const {
   m_artifacts->writeSettings();
   m_recent->save();
   QSettings s;
-  s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
-  s.setValue(QStringLiteral("paths/lastArtifact"), m_lastArtifact);
   m_model->writeSettings(s);
 }
 

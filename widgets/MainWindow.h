@@ -92,7 +92,7 @@ public:
   /// Recently opened references (models that loaded, artifacts that validated), newest first.
   QStringList recentFiles() const;
   /// The last artifact exported or opened (persisted): where File ▸ Open Artifact… starts.
-  QString lastArtifact() const { return m_lastArtifact; }
+  QString lastArtifact() const;
 
   /// The central tabs: the model graph (index 0, never closed), then artifact and compare views.
   QTabWidget* tabs() const { return m_tabs; }
@@ -143,7 +143,6 @@ public:
 
 protected:
   void closeEvent(QCloseEvent* event) override;
-  bool eventFilter(QObject* watched, QEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
@@ -152,8 +151,6 @@ private:
   void createActions();
   void createMenus();
   void createToolBar();
-  /// The studio's panels as docks at their default areas (or their saved places).
-  void createDocks();
   void connectSession();
   /// Adds `doc` as a tab (its title and tooltip) and adopts it.
   void addDocument(StudioDocument* doc);
@@ -164,9 +161,6 @@ private:
   StudioDocument* currentDocument() const;
   void readSettings();
   void writeSettings() const;
-  /// Where the next file dialog starts; saved at once.
-  void setLastDirectory(const QString& directory);
-  void setLastArtifact(const QString& path);
   /// Opens an artifact or a model, whichever `reference` is.
   void open(const QString& reference);
   /// The artifact the current tab shows, else empty.
@@ -181,8 +175,6 @@ private:
   void updateModelTabVisibility();
   QAction* makeAction(const QString& id, const QString& text, const QKeySequence& shortcut = {});
   void updateTitle();
-  /// The status bar's permanent labels leave a message the room it needs (up to two thirds).
-  void fitStatusBar();
 
   StudioSession* m_session = nullptr;
   NumericRun* m_numeric = nullptr;
@@ -202,8 +194,6 @@ private:
   PanelDocks* m_docks = nullptr;
   bool m_modelTabActive = true;
   bool m_modelRequested = false; ///< a model was opened (or tried) in this window
-  QString m_lastDirectory;
-  QString m_lastArtifact;         ///< the last artifact exported or opened (Open Artifact… starts there)
   QHash<QString, QAction*> m_actions;
   std::function<void(const QString&)> m_artifactOpener;
   ChangedOnDiskBar* m_changedBar = nullptr;

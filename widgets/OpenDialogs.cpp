@@ -3,11 +3,14 @@
 #include "OpenDialogs.h"
 
 #include "artifactview/ArtifactDocument.h"
+#include "model/Examples.h"
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QMenu>
 
 namespace lattice::studio {
 
@@ -26,6 +29,19 @@ QString chooseChainExample(QWidget* parent) {
                                           tr("Number of conv blocks (3 nodes each):"), 100, 1, 100000, 1,
                                           &ok);
   return ok ? QStringLiteral("example:chain:") + QString::number(blocks) : QString();
+}
+
+void fillExamplesMenu(QMenu* menu, QWidget* parent, const std::function<void(const QString&)>& open) {
+  for (const std::string& name : exampleNames()) {
+    const QString n = QString::fromStdString(name);
+    if (n.startsWith(QStringLiteral("chain:")))
+      QObject::connect(menu->addAction(tr("chain:N (synthetic)…")), &QAction::triggered, menu, [parent, open] {
+        if (const QString chosen = chooseChainExample(parent); !chosen.isEmpty()) open(chosen);
+      });
+    else
+      QObject::connect(menu->addAction(n), &QAction::triggered, menu,
+                       [n, open] { open(QStringLiteral("example:") + n); });
+  }
 }
 
 ArtifactFileDialog::ArtifactFileDialog(QWidget* parent, const QString& directory)

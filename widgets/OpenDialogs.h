@@ -5,6 +5,9 @@
 #include <QFileDialog>
 #include <QString>
 
+#include <functional>
+
+class QMenu;
 class QWidget;
 
 namespace lattice::studio {
@@ -27,6 +30,9 @@ private:
 
 /// Open Example ▸ chain:N: asks for the number of conv blocks; "example:chain:N".
 QString chooseChainExample(QWidget* parent);
+/// Fills File ▸ Open Example: one entry per built-in model, and chain:N, which asks for N (over
+/// `parent`). A chosen example goes to `open` as "example:NAME".
+void fillExamplesMenu(QMenu* menu, QWidget* parent, const std::function<void(const QString&)>& open);
 /// Open Artifact…: an ArtifactFileDialog that starts beside `lastArtifact` with it selected
 /// (Open takes it again, a sibling is one click away), else in `lastDirectory`.
 QString chooseArtifact(QWidget* parent, const QString& lastArtifact, const QString& lastDirectory);

@@ -1,7 +1,8 @@
-// RecentFiles: the list, its menu and its setting.
+// RecentFiles: the list, its menu and its setting; the last places.
 
 #include "RecentFiles.h"
 
+#include <QDir>
 #include <QMenu>
 #include <QSettings>
 
@@ -13,9 +14,23 @@ constexpr int kMaxRecent = 10;
 
 } // namespace
 
-RecentFiles::RecentFiles(QMenu* menu, QObject* parent) : QObject(parent), m_menu(menu) {
-  m_recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+RecentFiles::RecentFiles(QMenu* menu, const QString& artifactFallback, QObject* parent)
+    : QObject(parent), m_menu(menu) {
+  const QSettings s;
+  m_recent = s.value(QStringLiteral("recentFiles")).toStringList();
+  m_lastDirectory = s.value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
+  m_lastArtifact = s.value(QStringLiteral("paths/lastArtifact"), artifactFallback).toString();
   rebuildMenu();
+}
+
+void RecentFiles::setLastDirectory(const QString& directory) {
+  m_lastDirectory = directory;
+  QSettings().setValue(QStringLiteral("paths/lastDirectory"), directory);
+}
+
+void RecentFiles::setLastArtifact(const QString& path) {
+  m_lastArtifact = path;
+  QSettings().setValue(QStringLiteral("paths/lastArtifact"), path);
 }
 
 void RecentFiles::add(const QString& reference) {
@@ -29,7 +44,10 @@ void RecentFiles::add(const QString& reference) {
 }
 
 void RecentFiles::save() const {
-  QSettings().setValue(QStringLiteral("recentFiles"), m_recent);
+  QSettings s;
+  s.setValue(QStringLiteral("recentFiles"), m_recent);
+  s.setValue(QStringLiteral("paths/lastDirectory"), m_lastDirectory);
+  s.setValue(QStringLiteral("paths/lastArtifact"), m_lastArtifact);
 }
 
 void RecentFiles::rebuildMenu() {

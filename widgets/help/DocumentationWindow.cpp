@@ -3,6 +3,7 @@
 
 #include "WindowFit.h"
 
+#include <QCoreApplication>
 #include <QDesktopServices>
 #include <QDialogButtonBox>
 #include <QFileInfo>
@@ -12,6 +13,15 @@
 #include <QVBoxLayout>
 
 namespace lattice::studio {
+
+QString documentationFile() {
+  const QStringList candidates = {
+      QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/lattice-studio/README.md"),
+      QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
+  for (const QString& path : candidates)
+    if (QFileInfo::exists(path)) return QFileInfo(path).canonicalFilePath();
+  return {};
+}
 
 DocumentationWindow::DocumentationWindow(const QString& file, QWidget* parent)
     : QDialog(parent), m_browser(new QTextBrowser(this)), m_file(file) {

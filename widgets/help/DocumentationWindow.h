@@ -11,6 +11,10 @@ class QTextBrowser;
 
 namespace lattice::studio {
 
+/// The README the studio documents itself with: the installed copy, else the source tree's (a
+/// build run from its tree); empty when there is neither.
+QString documentationFile();
+
 class DocumentationWindow : public QDialog {
   Q_OBJECT
 

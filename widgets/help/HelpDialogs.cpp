@@ -138,4 +138,11 @@ void showAboutDialog(QWidget* parent) {
   QMessageBox::about(parent, QCoreApplication::translate("About", "About Lattice Studio"), aboutText());
 }
 
+void nameShortcutsInToolTips(const QList<QAction*>& actions) {
+  for (QAction* a : actions)
+    if (!a->shortcut().isEmpty())
+      a->setToolTip(a->text().remove(QLatin1Char('&')).remove(QStringLiteral("…")) + QStringLiteral(" (") +
+                    a->shortcut().toString(QKeySequence::NativeText) + QLatin1Char(')'));
+}
+
 } // namespace lattice::studio

@@ -48,6 +48,10 @@ private:
   QTableView* m_table;
 };
 
+/// Gives each of `actions` that has a shortcut a tooltip naming it ("Step Over (F10)"), as
+/// debuggers' tool bars do.
+void nameShortcutsInToolTips(const QList<QAction*>& actions);
+
 /// The About text: version, Qt (built and running), LibTorch and Graphviz versions, license.
 QString aboutText();
 
