@@ -9,7 +9,6 @@
 #include "ChangedOnDiskBar.h"
 #include "LeafEdits.h"
 #include "ModelDocument.h"
-#include "ModelFileDialog.h"
 #include "OpenDialogs.h"
 #include "PanelDocks.h"
 #include "RecentFiles.h"

@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
@@ -44,27 +45,59 @@ void fillExamplesMenu(QMenu* menu, QWidget* parent, const std::function<void(con
   }
 }
 
-ArtifactFileDialog::ArtifactFileDialog(QWidget* parent, const QString& directory)
-    : QFileDialog(parent, tr("Open Artifact (.lattice directory or .mlir file)"), directory) {
-  setObjectName(QStringLiteral("artifactFileDialog"));
-  setOption(QFileDialog::DontUseNativeDialog); // native dialogs cannot choose both kinds
-  setFileMode(QFileDialog::ExistingFile);
-  setNameFilters({tr("Artifacts (*.lattice *.mlir)"), tr("All files (*)")});
+bool isArchiveDirectory(const QString& path) {
+  return QFileInfo(path).isDir() && QFileInfo::exists(QDir(path).filePath(QStringLiteral("model.json")));
 }
 
-void ArtifactFileDialog::accept() {
+DocumentFileDialog::DocumentFileDialog(QWidget* parent, const QString& title, const QString& directory,
+                                       const QStringList& filters)
+    : QFileDialog(parent, title, directory) {
+  setOption(QFileDialog::DontUseNativeDialog); // native dialogs cannot choose both kinds
+  setFileMode(QFileDialog::ExistingFile);
+  setNameFilters(filters);
+}
+
+void DocumentFileDialog::accept() {
   const QString first = selectedFiles().value(0);
-  if (QFileInfo(first).isDir() && isArtifactPath(first)) {
+  if (isDocumentDirectory(first)) {
     m_chosen = first;
     QDialog::accept();
     return;
   }
   QFileDialog::accept(); // a file closes the dialog; any other directory is entered
   if (result() != QDialog::Accepted) return;
-  m_chosen = selectedFiles().value(0);
-  // A file inside an artifact (its graph.mlir) stands for the artifact, as a drop of it does.
-  const QFileInfo info(m_chosen);
-  if (isArtifactPath(info.absolutePath())) m_chosen = info.absolutePath();
+  m_chosen = standsFor(selectedFiles().value(0));
+}
+
+ModelFileDialog::ModelFileDialog(QWidget* parent, const QString& directory)
+    : DocumentFileDialog(parent, tr("Open Model"), directory,
+                         {tr("Models (*.ltfx *.pt *.pth model.json)"), tr("TorchScript (*.pt *.pth)"),
+                          tr("All files (*)")}) {}
+
+bool ModelFileDialog::isDocumentDirectory(const QString& path) const {
+  return isArchiveDirectory(path);
+}
+
+QString ModelFileDialog::standsFor(const QString& file) const {
+  const QFileInfo info(file);
+  return info.fileName() == QLatin1String("model.json") && isArchiveDirectory(info.absolutePath())
+             ? info.absolutePath()
+             : file;
+}
+
+ArtifactFileDialog::ArtifactFileDialog(QWidget* parent, const QString& directory)
+    : DocumentFileDialog(parent, tr("Open Artifact (.lattice directory or .mlir file)"), directory,
+                         {tr("Artifacts (*.lattice *.mlir)"), tr("All files (*)")}) {
+  setObjectName(QStringLiteral("artifactFileDialog"));
+}
+
+bool ArtifactFileDialog::isDocumentDirectory(const QString& path) const {
+  return QFileInfo(path).isDir() && isArtifactPath(path);
+}
+
+QString ArtifactFileDialog::standsFor(const QString& file) const {
+  const QString directory = QFileInfo(file).absolutePath();
+  return isArtifactPath(directory) ? directory : file;
 }
 
 QString chooseArtifact(QWidget* parent, const QString& lastArtifact, const QString& lastDirectory) {

@@ -309,22 +309,7 @@ void MlirParserImpl::parseLatticeOpTail(ArtifactOp& op) {
     break;
   }
   op.operands = parseOperandList();
-  if (m_tok.is(TokenKind::LBrace)) op.attributes = parseAttrDict();
-  expect(TokenKind::Colon, "':'");
-  const SourceLoc typesLoc = m_tok.loc;
-  if (!m_tok.is(TokenKind::LParen)) failHere("'(' to start the functional type");
-  op.operandTypes = parseTypeListParens();
-  expect(TokenKind::Arrow, "'->'");
-  const SourceLoc resultLoc = m_tok.loc;
-  std::vector<ArtifactType> results;
-  if (m_tok.is(TokenKind::LParen))
-    results = parseTypeListParens();
-  else
-    results.push_back(parseType());
-  if (op.operands.size() != op.operandTypes.size())
-    fail(typesLoc, std::to_string(op.operands.size()) + " operands present, but expected " +
-                       std::to_string(op.operandTypes.size()));
-  bindResultTypes(op, std::move(results), resultLoc);
+  parseAttributesAndFunctionalType(op, "'(' to start the functional type");
 }
 
 void MlirParserImpl::parseForeignOpTail(ArtifactOp& op) {
@@ -341,11 +326,14 @@ void MlirParserImpl::parseForeignOpTail(ArtifactOp& op) {
   } else {
     op.operands = parseOperandList();
   }
+  parseAttributesAndFunctionalType(op, "'(' to start the functional type of '" + shortText(op.name) + "'");
+}
+
+void MlirParserImpl::parseAttributesAndFunctionalType(ArtifactOp& op, const std::string& expectedParen) {
   if (m_tok.is(TokenKind::LBrace)) op.attributes = parseAttrDict();
   expect(TokenKind::Colon, "':'");
   const SourceLoc typesLoc = m_tok.loc;
-  if (!m_tok.is(TokenKind::LParen))
-    failHere("'(' to start the functional type of '" + shortText(op.name) + "'");
+  if (!m_tok.is(TokenKind::LParen)) failHere(expectedParen);
   op.operandTypes = parseTypeListParens();
   expect(TokenKind::Arrow, "'->'");
   const SourceLoc resultLoc = m_tok.loc;

@@ -63,6 +63,9 @@ private:
   ArtifactOp parseOp();
   void parseLatticeOpTail(ArtifactOp& op);
   void parseForeignOpTail(ArtifactOp& op);
+  /// `{attrs}? : (operand types) -> result type(s)`, the operand count checked against the
+  /// types; `expectedParen` is the error when the '(' is missing.
+  void parseAttributesAndFunctionalType(ArtifactOp& op, const std::string& expectedParen);
   /// `%name` or `%group#N`.
   ArtifactValueUse parseValueUse();
   std::vector<ArtifactValueUse> parseOperandList();

@@ -256,18 +256,11 @@ void runConvolution(OpContext& ctx) {
     roundInPlace(biasCast, x.dtype);
   }
   const std::vector<float>* biasValues = b ? &biasCast : nullptr;
-  Sparse out;
-  out.features = ctx.exact() ? compute<double>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype)
-                             : compute<float>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype);
-  out.coords = map->output;
-  out.stride = stride;
-  out.capacity = map->output->rows();
-  out.dtype = dtype;
-  out.channels = cout;
-  ctx.stats.rows = out.capacity;
+  auto features = ctx.exact() ? compute<double>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype)
+                              : compute<float>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype);
+  ctx.setSparseResult(map->output, stride, dtype, map->output->rows(), cout, std::move(features));
   ctx.stats.edges = map->edges();
   ctx.stats.flops = 2.0 * static_cast<double>(map->edges()) * static_cast<double>(x.channels) * static_cast<double>(cout);
-  ctx.results[0] = std::move(out);
 }
 
 } // namespace lattice::runtime

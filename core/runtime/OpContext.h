@@ -65,6 +65,10 @@ struct OpContext {
   DType resultDType(std::size_t i) const;
   /// Throws "cancelled" when the run was cancelled (long ops call it between pieces of work).
   void checkCancelled() const;
+  /// Sets result 0 to a sparse tensor: `features`, `rows` rows of `channels`, on `coords` at
+  /// `stride`; the op's row count is `rows`.
+  void setSparseResult(std::shared_ptr<const CoordSet> coords, const Triple& stride, DType dtype, std::int64_t rows,
+                       std::int64_t channels, std::shared_ptr<const std::vector<float>> features);
 };
 
 [[noreturn]] inline void fail(std::string message) { throw Exception{std::move(message)}; }

@@ -8,6 +8,7 @@
 #include "runtime/CoordSet.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace lattice::runtime {
@@ -52,6 +53,19 @@ std::array<float, 3> f32Triple(const std::array<double, 3>& v) {
   return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
 }
 
+/// The op's voxel grid: voxel_size and origin as f32.
+struct VoxelGrid {
+  std::array<float, 3> size, origin;
+};
+
+/// Throws when a voxel size is not strictly positive.
+VoxelGrid voxelGrid(const OpContext& ctx) {
+  VoxelGrid grid{f32Triple(ctx.op.f64Triple("voxel_size")), f32Triple(ctx.op.f64Triple("origin"))};
+  for (float s : grid.size)
+    if (!(s > 0.0f)) fail("voxel_size values must be strictly positive");
+  return grid;
+}
+
 } // namespace
 
 void runVoxelize(OpContext& ctx) {
@@ -63,10 +77,9 @@ void runVoxelize(OpContext& ctx) {
   if (features.shape[0] != N) fail("points and feats must have matching rows.");
   const Tensor& batch = batchOperand(ctx, 2, N);
   const std::int64_t n = activeRows(ctx, 3, N);
-  const std::array<float, 3> size = f32Triple(ctx.op.f64Triple("voxel_size"));
-  const std::array<float, 3> origin = f32Triple(ctx.op.f64Triple("origin"));
-  for (float s : size)
-    if (!(s > 0.0f)) fail("voxel_size values must be strictly positive");
+  const VoxelGrid grid = voxelGrid(ctx);
+  const std::array<float, 3>& size = grid.size;
+  const std::array<float, 3>& origin = grid.origin;
   const bool mean = ctx.op.text("reduction") == "mean";
 
   CoordSetBuilder builder;
@@ -103,15 +116,7 @@ void runVoxelize(OpContext& ctx) {
       (*out)[at] = ctx.exact() ? static_cast<float>(mean ? acc[at] / static_cast<double>(count[static_cast<std::size_t>(v)]) : acc[at])
                                : accF[at];
     }
-  Sparse s;
-  s.coords = builder.finish();
-  s.stride = ctx.op.i64Triple("stride");
-  s.capacity = voxels;
-  s.dtype = DType::F32;
-  s.channels = C;
-  s.features = std::move(out);
-  ctx.stats.rows = voxels;
-  ctx.results[0] = std::move(s);
+  ctx.setSparseResult(builder.finish(), ctx.op.i64Triple("stride"), DType::F32, voxels, C, std::move(out));
 }
 
 void runDevoxelize(OpContext& ctx) {
@@ -121,10 +126,9 @@ void runDevoxelize(OpContext& ctx) {
   const std::int64_t N = points.shape[0], C = voxels.channels;
   const Tensor& batch = batchOperand(ctx, 2, N);
   const std::int64_t n = activeRows(ctx, 3, N);
-  const std::array<float, 3> size = f32Triple(ctx.op.f64Triple("voxel_size"));
-  const std::array<float, 3> origin = f32Triple(ctx.op.f64Triple("origin"));
-  for (float s : size)
-    if (!(s > 0.0f)) fail("voxel_size values must be strictly positive");
+  const VoxelGrid grid = voxelGrid(ctx);
+  const std::array<float, 3>& size = grid.size;
+  const std::array<float, 3>& origin = grid.origin;
   const bool linear = ctx.op.text("interpolation") == "linear";
   auto out = makeFloats(static_cast<std::size_t>(N * C));
   std::vector<double> acc(static_cast<std::size_t>(C));

@@ -76,17 +76,9 @@ std::shared_ptr<std::vector<float>> weightedMean(OpContext& ctx, const KernelMap
   return out;
 }
 
-Sparse result(OpContext& ctx, const KernelMap& map, const Sparse& x, const Triple& stride,
-              std::shared_ptr<std::vector<float>> features) {
-  Sparse s;
-  s.coords = map.output;
-  s.stride = stride;
-  s.capacity = map.output->rows();
-  s.dtype = ctx.resultDType(0);
-  s.channels = x.channels;
-  s.features = std::move(features);
-  ctx.stats.rows = s.capacity;
-  return s;
+void setResult(OpContext& ctx, const KernelMap& map, const Sparse& x, const Triple& stride,
+               std::shared_ptr<std::vector<float>> features) {
+  ctx.setSparseResult(map.output, stride, ctx.resultDType(0), map.output->rows(), x.channels, std::move(features));
 }
 
 } // namespace
@@ -140,7 +132,7 @@ void runPool(OpContext& ctx) {
       finish(acc, deg);
     }
   }
-  ctx.results[0] = result(ctx, *map, x, stride, std::move(out));
+  setResult(ctx, *map, x, stride, std::move(out));
 }
 
 void runPoolTranspose(OpContext& ctx) {
@@ -160,7 +152,7 @@ void runPoolTranspose(OpContext& ctx) {
   const std::vector<double> ones(static_cast<std::size_t>(map->volume), 1.0);
   auto out = ctx.exact() ? weightedMean<double>(ctx, *map, x, ones, ctx.resultDType(0))
                          : weightedMean<float>(ctx, *map, x, ones, ctx.resultDType(0));
-  ctx.results[0] = result(ctx, *map, x, stride, std::move(out));
+  setResult(ctx, *map, x, stride, std::move(out));
 }
 
 void runTrilinearUpsample(OpContext& ctx) {
@@ -192,7 +184,7 @@ void runTrilinearUpsample(OpContext& ctx) {
   }
   auto out = ctx.exact() ? weightedMean<double>(ctx, *map, x, weights, ctx.resultDType(0))
                          : weightedMean<float>(ctx, *map, x, weights, ctx.resultDType(0));
-  ctx.results[0] = result(ctx, *map, x, stride, std::move(out));
+  setResult(ctx, *map, x, stride, std::move(out));
 }
 
 void runGlobalPool(OpContext& ctx) {

@@ -124,4 +124,18 @@ void OpContext::checkCancelled() const {
   if (cancelled.load(std::memory_order_relaxed)) throw Exception{"cancelled", ErrorCode::Cancelled};
 }
 
+void OpContext::setSparseResult(std::shared_ptr<const CoordSet> coords, const Triple& stride, DType dtype,
+                                std::int64_t rows, std::int64_t channels,
+                                std::shared_ptr<const std::vector<float>> features) {
+  Sparse s;
+  s.coords = std::move(coords);
+  s.stride = stride;
+  s.capacity = rows;
+  s.dtype = dtype;
+  s.channels = channels;
+  s.features = std::move(features);
+  stats.rows = rows;
+  results[0] = std::move(s);
+}
+
 } // namespace lattice::runtime

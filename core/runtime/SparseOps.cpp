@@ -227,15 +227,7 @@ void runSparseReindex(OpContext& ctx) {
       std::copy(in.features->begin() + i * C, in.features->begin() + (i + 1) * C, dst);
   }
   roundInPlace(*out, dtype);
-  Sparse s;
-  s.coords = target.coords;
-  s.stride = target.stride;
-  s.capacity = n;
-  s.dtype = dtype;
-  s.channels = C;
-  s.features = std::move(out);
-  ctx.stats.rows = n;
-  ctx.results[0] = std::move(s);
+  ctx.setSparseResult(target.coords, target.stride, dtype, n, C, std::move(out));
 }
 
 void runSparseBinary(OpContext& ctx) {
@@ -261,15 +253,7 @@ void runSparseBinary(OpContext& ctx) {
   else
     fail("binary op must be add, sub, mul, maximum, or minimum");
   roundInPlace(*out, dtype);
-  Sparse s;
-  s.coords = a.coords;
-  s.stride = l.stride;
-  s.capacity = n;
-  s.dtype = dtype;
-  s.channels = C;
-  s.features = std::move(out);
-  ctx.stats.rows = n;
-  ctx.results[0] = std::move(s);
+  ctx.setSparseResult(a.coords, l.stride, dtype, n, C, std::move(out));
 }
 
 void runSparseCat(OpContext& ctx) {
@@ -286,15 +270,7 @@ void runSparseCat(OpContext& ctx) {
       if (j >= 0) std::copy(r.features->begin() + j * C2, r.features->begin() + (j + 1) * C2, dst + C1);
     }
   });
-  Sparse s;
-  s.coords = a.coords;
-  s.stride = l.stride;
-  s.capacity = n;
-  s.dtype = ctx.resultDType(0);
-  s.channels = C;
-  s.features = std::move(out);
-  ctx.stats.rows = n;
-  ctx.results[0] = std::move(s);
+  ctx.setSparseResult(a.coords, l.stride, ctx.resultDType(0), n, C, std::move(out));
 }
 
 } // namespace lattice::runtime

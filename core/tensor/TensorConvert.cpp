@@ -63,6 +63,23 @@ template <typename T, typename Out> void convertAll(const TensorData& t, std::ve
   }
 }
 
+/// Converts an integer or bool tensor into `out`; false for a floating-point one.
+template <typename Out>
+bool convertIntegers(const TensorData& t, std::vector<Out>& out) {
+  switch (t.dtype()) {
+  case DType::Bool:
+  case DType::U8: convertAll<std::uint8_t>(t, out); return true;
+  case DType::I8: convertAll<std::int8_t>(t, out); return true;
+  case DType::I16: convertAll<std::int16_t>(t, out); return true;
+  case DType::U16: convertAll<std::uint16_t>(t, out); return true;
+  case DType::I32: convertAll<std::int32_t>(t, out); return true;
+  case DType::U32: convertAll<std::uint32_t>(t, out); return true;
+  case DType::I64: convertAll<std::int64_t>(t, out); return true;
+  case DType::U64: convertAll<std::uint64_t>(t, out); return true;
+  default: return false;
+  }
+}
+
 std::string shapeText(const std::vector<std::int64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i)
@@ -93,15 +110,7 @@ Expected<std::vector<float>> toFloatVector(const TensorData& t) {
       out[i] = t.dtype() == DType::F16 ? halfToFloat(raw[i]) : bfloat16ToFloat(raw[i]);
     break;
   }
-  case DType::Bool:
-  case DType::U8: convertAll<std::uint8_t>(t, out); break;
-  case DType::I8: convertAll<std::int8_t>(t, out); break;
-  case DType::I16: convertAll<std::int16_t>(t, out); break;
-  case DType::U16: convertAll<std::uint16_t>(t, out); break;
-  case DType::I32: convertAll<std::int32_t>(t, out); break;
-  case DType::U32: convertAll<std::uint32_t>(t, out); break;
-  case DType::I64: convertAll<std::int64_t>(t, out); break;
-  case DType::U64: convertAll<std::uint64_t>(t, out); break;
+  default: convertIntegers(t, out); break;
   }
   return out;
 }
@@ -109,19 +118,8 @@ Expected<std::vector<float>> toFloatVector(const TensorData& t) {
 Expected<std::vector<std::int64_t>> toIntVector(const TensorData& t) {
   if (Status s = checkBytes(t); !s) return s.error();
   std::vector<std::int64_t> out(static_cast<std::size_t>(t.numel()));
-  switch (t.dtype()) {
-  case DType::Bool:
-  case DType::U8: convertAll<std::uint8_t>(t, out); break;
-  case DType::I8: convertAll<std::int8_t>(t, out); break;
-  case DType::I16: convertAll<std::int16_t>(t, out); break;
-  case DType::U16: convertAll<std::uint16_t>(t, out); break;
-  case DType::I32: convertAll<std::int32_t>(t, out); break;
-  case DType::U32: convertAll<std::uint32_t>(t, out); break;
-  case DType::I64: convertAll<std::int64_t>(t, out); break;
-  case DType::U64: convertAll<std::uint64_t>(t, out); break;
-  default:
+  if (!convertIntegers(t, out))
     return makeError("expected an integer tensor, got " + std::string(dtypeName(t.dtype())));
-  }
   return out;
 }
 

@@ -3,7 +3,7 @@
 // QFileDialog would enter it), choosing its model.json selects the archive, a .pt file is itself,
 // and another directory is entered, not chosen.
 
-#include "ModelFileDialog.h"
+#include "OpenDialogs.h"
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
