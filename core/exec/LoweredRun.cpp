@@ -60,46 +60,23 @@ Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::st
   return out;
 }
 
-namespace {
-std::string failedInputNodeOf(const PreparedLowering& lowering, const std::string& message);
-} // namespace
-
-std::string failedNodeOf(const PreparedLowering& lowering, const std::string& message) {
+std::string failedNodeOf(const PreparedLowering& lowering, const Error& error) {
   if (lowering.interpreter)
     if (const fx::Node* node = lowering.interpreter->failedNode()) return node->name();
-  // `NAME/graph.mlir:LINE:COL: error: ...`
-  const std::string marker = "graph.mlir:";
-  const std::size_t at = message.find(marker);
-  if (at == std::string::npos || !lowering.builder) return failedInputNodeOf(lowering, message);
-  std::size_t line = 0, i = at + marker.size();
-  for (; i < message.size() && message[i] >= '0' && message[i] <= '9'; ++i)
-    line = line * 10 + static_cast<std::size_t>(message[i] - '0');
-  if (line == 0 || i == at + marker.size()) return {};
-  const TorchLatticeArtifactBuilder& builder = *lowering.builder;
-  for (const OpProvenance& record : builder.provenance())
-    if (builder.lineOf(record) == line) return builder.ownerOf(record);
-  return {};
-}
-
-namespace {
-std::string failedInputNodeOf(const PreparedLowering& lowering, const std::string& message) {
   if (!lowering.builder) return {};
   const TorchLatticeArtifactBuilder& builder = *lowering.builder;
-  // Binding messages name the argument quoted (`input 'x_features' has shape ...`) or last
-  // (`missing artifact input: x_active`).
-  const auto names = [&](const std::string& arg) {
-    if (message.find("'" + arg + "'") != std::string::npos) return true;
-    const std::string tail = ": " + arg;
-    return message.size() >= tail.size() && message.compare(message.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  for (const OpProvenance& record : builder.provenance()) {
-    if (record.kind != OpProvenance::Kind::Argument) continue;
-    for (const std::string& arg : builder.resultsOf(record))
-      if (names(arg)) return builder.ownerOf(record);
+  if (error.line != 0) {
+    for (const OpProvenance& record : builder.provenance())
+      if (builder.lineOf(record) == error.line) return builder.ownerOf(record);
+    return {};
   }
+  if (!error.input.empty())
+    for (const OpProvenance& record : builder.provenance())
+      if (record.kind == OpProvenance::Kind::Argument)
+        for (const std::string& arg : builder.resultsOf(record))
+          if (arg == error.input) return builder.ownerOf(record);
   return {};
 }
-} // namespace
 
 RecordingCheck checkOutputsByNode(const LoweredRun& run, const std::string& expectedFile, double tolerance) {
   RecordingCheck check;

@@ -50,11 +50,10 @@ private:
 Expected<LoweredRun> runLowering(const PreparedLowering& lowering, const std::string& artifactName);
 
 /// The FX node an error of `lowering` is about: the node the interpreter failed on, else the
-/// node that emitted the op at the first `graph.mlir:LINE:COL` of `message` (a verifier or plan
-/// diagnostic from runLowering, which names the builder's text line by line), else for an input
-/// binding error naming an argument (`input 'x_features' has shape ...`) the node that owns the argument
-/// (the input's placeholder). Empty when none applies (an error of the module as a whole).
-std::string failedNodeOf(const PreparedLowering& lowering, const std::string& message);
+/// node that emitted the op at the error's line of the builder's text (a verifier or plan error
+/// from runLowering), else for an error about an artifact input (binding) the node that owns the
+/// argument (the input's placeholder). Empty when none applies (an error of the module as a whole).
+std::string failedNodeOf(const PreparedLowering& lowering, const Error& error);
 
 /// A finished run's outputs against an expected-outputs file (named as `lattice-cli run -o`
 /// writes outputs), as a check of one node per output: the FX node that produced it, its

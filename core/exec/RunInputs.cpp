@@ -11,7 +11,7 @@ namespace {
 
 Expected<RunInputs> fromSafetensors(const SafetensorsFile& file) {
   Expected<runtime::RuntimeInputs> bound = runtime::RuntimeInputs::fromFile(file);
-  if (!bound) return Error{bound.message()};
+  if (!bound) return bound.error();
   RunInputs out;
   out.tensors = file.tensors();
   out.bound = std::move(*bound);
@@ -30,14 +30,14 @@ Expected<RunInputs> makeRunInputs(const RunInputSpec& spec, const runtime::Runti
   case RunInputSpec::Source::File: {
     if (spec.file.empty()) return Error{"no inputs file given"};
     Expected<SafetensorsFile> file = SafetensorsFile::open(spec.file);
-    if (!file) return Error{file.message()};
+    if (!file) return file.error();
     return fromSafetensors(*file);
   }
   case RunInputSpec::Source::Random:
     break;
   }
   Expected<std::vector<NamedTensor>> tensors = runtime::randomInputs(plan, spec.random);
-  if (!tensors) return Error{tensors.message()};
+  if (!tensors) return tensors.error();
   RunInputs out;
   out.tensors = std::move(*tensors);
   out.bound.named = out.tensors;

@@ -19,6 +19,13 @@ namespace lattice::runtime {
 
 namespace {
 
+/// An error about artifact input `abiName`.
+Error inputError(const std::string& abiName, std::string message) {
+  Error error = makeError(std::move(message));
+  error.input = abiName;
+  return error;
+}
+
 std::string shapeText(const std::vector<std::int64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
@@ -36,18 +43,18 @@ std::optional<DType> elementDType(const std::string& element) {
 Expected<Tensor> bindOne(const PlanArg& arg, const TensorData& data) {
   const ArtifactType& type = arg.def->type;
   const std::string name = "input '" + arg.abiName + "'";
-  if (!type.isRankedTensor()) return makeError(name + ": the runtime binds ranked tensors, the argument is " + type.str());
+  if (!type.isRankedTensor()) return inputError(arg.abiName, name + ": the runtime binds ranked tensors, the argument is " + type.str());
   const std::optional<DType> want = elementDType(type.elementType);
-  if (!want) return makeError(name + ": unsupported element type " + type.elementType + " in " + type.str());
+  if (!want) return inputError(arg.abiName, name + ": unsupported element type " + type.elementType + " in " + type.str());
   if (data.dtype() != *want)
-    return makeError(name + " must be " + std::string(dtypeName(*want)) + " (" + type.str() + "), got " +
+    return inputError(arg.abiName, name + " must be " + std::string(dtypeName(*want)) + " (" + type.str() + "), got " +
                      std::string(dtypeName(data.dtype())));
   bool shapeOk = data.shape().size() == type.shape.size();
   for (std::size_t i = 0; shapeOk && i < type.shape.size(); ++i)
     shapeOk = type.shape[i] == kDynamicExtent || type.shape[i] == data.shape()[i];
-  if (!shapeOk) return makeError(name + " has shape " + shapeText(data.shape()) + ", expected " + type.str());
+  if (!shapeOk) return inputError(arg.abiName, name + " has shape " + shapeText(data.shape()) + ", expected " + type.str());
   Expected<Tensor> t = tensorFromData(data);
-  if (!t) return makeError(name + ": " + t.message());
+  if (!t) return inputError(arg.abiName, name + ": " + t.message());
   return t;
 }
 
@@ -68,7 +75,7 @@ Status checkUniqueRows(const std::string& name, const std::vector<std::int64_t>&
     if (!i32(c[0]) || !i32(c[1]) || !i32(c[2]) || !i32(c[3])) continue;
     const auto [it, added] = first.try_emplace(std::make_pair(half(c[0], c[1]), half(c[2], c[3])), r);
     if (!added)
-      return makeError("input '" + name + "' repeats coordinate (" + std::to_string(c[0]) + ", " + std::to_string(c[1]) +
+      return inputError(name, "input '" + name + "' repeats coordinate (" + std::to_string(c[0]) + ", " + std::to_string(c[1]) +
                        ", " + std::to_string(c[2]) + ", " + std::to_string(c[3]) + ") in active rows " +
                        std::to_string(it->second) + " and " + std::to_string(r) +
                        ": active coordinates must be unique");
@@ -137,7 +144,7 @@ Expected<std::vector<Tensor>> bindInputs(const RuntimePlan& plan, const RuntimeI
       unexpected.insert(name);
       return {};
     }
-    if (given[it->second]) return makeError("artifact input given twice: " + name);
+    if (given[it->second]) return inputError(name, "artifact input given twice: " + name);
     given[it->second] = &t;
     return {};
   };
@@ -172,7 +179,7 @@ Expected<std::vector<Tensor>> bindInputs(const RuntimePlan& plan, const RuntimeI
   std::vector<Tensor> bound;
   bound.reserve(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (!given[i]) return makeError("missing artifact input: " + args[i].abiName);
+    if (!given[i]) return inputError(args[i].abiName, "missing artifact input: " + args[i].abiName);
     Expected<Tensor> t = bindOne(args[i], *given[i]);
     if (!t) return t.error();
     bound.push_back(std::move(*t));

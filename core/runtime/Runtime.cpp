@@ -87,10 +87,17 @@ OpFn opFunction(OpKind kind) {
   return nullptr;
 }
 
-std::string firstLines(const std::vector<Diagnostic>& diagnostics) {
+/// The diagnostics as one error, at the line of the first error among them that has one.
+Error diagnosticsError(const std::vector<Diagnostic>& diagnostics) {
   std::string text = renderDiagnostics(diagnostics);
   while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+  Error error = makeError(std::move(text));
+  for (const Diagnostic& d : diagnostics)
+    if (d.severity == Severity::Error && d.loc.valid()) {
+      error.line = d.loc.line;
+      break;
+    }
+  return error;
 }
 
 } // namespace
@@ -275,7 +282,7 @@ Runtime::~Runtime() = default;
 
 Expected<Runtime> Runtime::open(const std::string& path) {
   ArtifactValidation validation = validateArtifact(path);
-  if (!validation.ok()) return makeError(firstLines(validation.diagnostics));
+  if (!validation.ok()) return diagnosticsError(validation.diagnostics);
   if (!validation.graph) return makeError(path + ": no graph");
   auto graph = std::make_shared<const ArtifactGraph>(std::move(*validation.graph));
   Expected<RuntimePlan> plan = buildRuntimePlan(graph);
@@ -290,7 +297,7 @@ Expected<Runtime> Runtime::fromGraph(ArtifactGraph graph, WeightSource weights) 
   std::vector<Diagnostic> diagnostics = verifyArtifactGraph(graph);
   if (!hasErrors(diagnostics) && weights.file())
     diagnostics = verifyArtifactWeights(graph, *weights.file(), weights.file()->name());
-  if (hasErrors(diagnostics)) return makeError(firstLines(diagnostics));
+  if (hasErrors(diagnostics)) return diagnosticsError(diagnostics);
   Expected<RuntimePlan> plan = buildRuntimePlan(std::make_shared<const ArtifactGraph>(std::move(graph)));
   if (!plan) return plan.error();
   auto impl = std::make_unique<Impl>();

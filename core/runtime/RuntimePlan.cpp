@@ -96,7 +96,9 @@ public:
     const ArtifactGraph& g = *m_plan.graph;
     if (const PlanError* e = check()) {
       Diagnostic d{g.fileName, e->loc, Severity::Error, e->message};
-      return makeError(d.str());
+      Error error = makeError(d.str());
+      error.line = e->loc.line;
+      return error;
     }
     return std::move(m_plan);
   }

@@ -3,6 +3,7 @@
 /// public API (exceptions may be used inside a .cpp and are converted at its boundary).
 
 #include <cassert>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
@@ -27,6 +28,11 @@ enum class ErrorCode : unsigned char {
 struct Error {
   std::string message;
   ErrorCode code = ErrorCode::Failed;
+  /// What the error is about, for callers that point at it (the studio selects the node): the
+  /// line of the artifact text it is at (1-based; 0: none), and the artifact input it names
+  /// (its ABI name; empty: none).
+  std::uint32_t line = 0;
+  std::string input;
 };
 
 /// Thrown inside implementation files only; caught and turned into an Error at API boundaries.
@@ -81,7 +87,7 @@ private:
 using Status = Expected<void>;
 
 inline Error makeError(std::string message, ErrorCode code = ErrorCode::Failed) {
-  return Error{std::move(message), code};
+  return Error{std::move(message), code, 0, {}};
 }
 
 } // namespace lattice

@@ -278,6 +278,7 @@ struct SparseOut {
 struct Run {
   std::optional<Runtime> runtime;
   std::string error; ///< empty on success
+  Error failure;     ///< the first failure as the runtime gave it (its line, its input)
 
   bool ok() const { return error.empty(); }
   /// Output `i` as a sparse value (empty when it is not one).
@@ -324,6 +325,7 @@ inline Run run(const Graph& g, const Inputs& in, Numerics numerics = Numerics::D
   Run r;
   Expected<Runtime> rt = g.runtime();
   if (!rt) {
+    r.failure = rt.error();
     r.error = rt.message();
     return r;
   }
@@ -332,10 +334,14 @@ inline Run run(const Graph& g, const Inputs& in, Numerics numerics = Numerics::D
   options.numerics = numerics;
   options.keepValues = keepValues;
   if (Status s = r.runtime->start(in.get(), options); !s) {
+    r.failure = s.error();
     r.error = s.message();
     return r;
   }
-  if (Status s = r.runtime->run(); !s) r.error = s.message();
+  if (Status s = r.runtime->run(); !s) {
+    r.failure = s.error();
+    r.error = s.message();
+  }
   return r;
 }
 

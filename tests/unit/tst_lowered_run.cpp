@@ -26,6 +26,7 @@ private Q_SLOTS:
   void runsLikeTheWrittenArtifact();
   void runUntilANodeExecutesItsOps();
   void budgetDropsOldValuesAndRecomputeGivesThemBack();
+  void failuresNameTheirNodeFromTheErrorsData();
 };
 
 namespace {
@@ -204,6 +205,35 @@ void TestLoweredRun::budgetDropsOldValuesAndRecomputeGivesThemBack() {
   QVERIFY2(dropped > 10, std::to_string(dropped).c_str());
   // The outputs are never dropped.
   QVERIFY(budgeted->runtime.outputs());
+}
+
+void TestLoweredRun::failuresNameTheirNodeFromTheErrorsData() {
+  // failedNodeOf reads the line and the input an Error carries, never its text. The expected
+  // node of a line is the node opNodes gives the op written there (a second path: SSA names).
+  Lowered l = lowerChain(2);
+  Expected<LoweredRun> run = runLowering(l.lowering, "chain");
+  QVERIFY2(run, run ? "" : run.message().c_str());
+  const runtime::RuntimePlan& plan = run->runtime.plan();
+  int conv = -1;
+  for (int i = 0; i < static_cast<int>(plan.ops.size()) && conv < 0; ++i)
+    if (plan.ops[static_cast<std::size_t>(i)].kind == OpKind::SubmConv3d &&
+        run->opNodes[static_cast<std::size_t>(i)] == "blocks_1_0")
+      conv = i;
+  QVERIFY(conv >= 0);
+  const std::uint32_t line = plan.ops[static_cast<std::size_t>(conv)].loc().line;
+  QVERIFY(line > 0);
+
+  Error atLine = makeError("an error of that op");
+  atLine.line = line;
+  QCOMPARE(failedNodeOf(l.lowering, atLine), std::string("blocks_1_0"));
+  // The same place written in the text only: nothing is read from it.
+  const Error textOnly =
+      makeError("chain/graph.mlir:" + std::to_string(line) + ":5: error: 'lattice.subm_conv3d' op %x: input 'x_features'");
+  QCOMPARE(failedNodeOf(l.lowering, textOnly), std::string());
+  // An error about an artifact input: the placeholder that owns it.
+  Error aboutInput = makeError("an input error");
+  aboutInput.input = plan.args.front().abiName;
+  QCOMPARE(failedNodeOf(l.lowering, aboutInput), std::string("x"));
 }
 
 QTEST_APPLESS_MAIN(TestLoweredRun)

@@ -437,13 +437,29 @@ private Q_SLOTS:
       QCOMPARE(again.message(), r.error);
       break;
     }
-    case Stage::Verifier:
+    case Stage::Verifier: {
       QVERIFY(!r.runtime);
       RT_CHECK(containsAll(r.error, {g.loc(c.ssa) + ": error: "}));
       if (!c.op.empty()) RT_CHECK(containsAll(r.error, {"'lattice." + c.op + "' op "}));
+      // The error carries the op's line as data: `graph.mlir:LINE:COL`.
+      const std::string where = g.loc(c.ssa);
+      const std::size_t colon = where.find(':');
+      QCOMPARE(r.failure.line, static_cast<std::uint32_t>(std::stoul(where.substr(colon + 1))));
+      QVERIFY(r.failure.input.empty());
       break;
+    }
     case Stage::Binding:
       QVERIFY(r.runtime && !r.runtime->started());
+      QCOMPARE(r.failure.line, 0u);
+      // An error about one input names it as data too; a list of unknown names is about none.
+      if (r.error.rfind("unexpected artifact inputs", 0) == 0)
+        QVERIFY(r.failure.input.empty());
+      else
+        QVERIFY2(!r.failure.input.empty() && (r.error.find("'" + r.failure.input + "'") != std::string::npos ||
+                                              r.error.size() > r.failure.input.size() &&
+                                                  r.error.compare(r.error.size() - r.failure.input.size(),
+                                                                  r.failure.input.size(), r.failure.input) == 0),
+                 (r.error + " / input '" + r.failure.input + "'").c_str());
       break;
     }
   }

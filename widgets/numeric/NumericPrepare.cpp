@@ -16,15 +16,16 @@ QString toQ(const std::string& s) { return QString::fromStdString(s); }
 
 } // namespace
 
-QString makeChosenInputs(const RunInputChoice& choice, const ArchiveRecordings* recordings,
-                         const runtime::RuntimePlan& plan, RunInputs& out) {
+Expected<RunInputs> makeChosenInputs(const RunInputChoice& choice, const ArchiveRecordings* recordings,
+                                     const runtime::RuntimePlan& plan) {
   RunInputSpec spec;
   switch (choice.source) {
   case RunInputSource::Recorded:
     spec = RunInputSpec::recorded();
     break;
   case RunInputSource::File:
-    if (choice.file.isEmpty()) return QCoreApplication::translate("NumericRun", "choose an inputs file (Debug ▸ Run Inputs…)");
+    if (choice.file.isEmpty())
+      return makeError(QCoreApplication::translate("NumericRun", "choose an inputs file (Debug ▸ Run Inputs…)").toStdString());
     spec = RunInputSpec::fromFile(QFile::encodeName(choice.file).toStdString());
     break;
   case RunInputSource::Random:
@@ -33,10 +34,7 @@ QString makeChosenInputs(const RunInputChoice& choice, const ArchiveRecordings* 
     spec.random.batchSize = choice.batchSize;
     break;
   }
-  Expected<RunInputs> inputs = lattice::makeRunInputs(spec, plan, recordings);
-  if (!inputs) return toQ(inputs.message());
-  out = std::move(*inputs);
-  return {};
+  return lattice::makeRunInputs(spec, plan, recordings);
 }
 
 PreparedRun prepareRun(const PrepareJob& job, bool measure) {
@@ -52,19 +50,17 @@ PreparedRun prepareRun(const PrepareJob& job, bool measure) {
     out.error = toQ(lowering.message());
     return out;
   }
-  const auto failedAt = [&](const std::string& message) {
-    out.failedNode = toQ(failedNodeOf(*lowering, message));
-    out.error = toQ(message);
+  const auto failedAt = [&](const Error& error) {
+    out.failedNode = toQ(failedNodeOf(*lowering, error));
+    out.error = toQ(error.message);
     return std::move(out);
   };
-  if (Status s = finishLowering(*lowering, job.cancel.get()); !s) return failedAt(s.message());
+  if (Status s = finishLowering(*lowering, job.cancel.get()); !s) return failedAt(s.error());
   Expected<LoweredRun> run = runLowering(*lowering, job.name);
-  if (!run) return failedAt(run.message());
+  if (!run) return failedAt(run.error());
   auto prepared = std::make_shared<LoweredRun>(std::move(*run));
-  RunInputs inputs;
-  if (QString problem = makeChosenInputs(job.choice, job.recordings.get(), prepared->runtime.plan(), inputs);
-      !problem.isEmpty())
-    return failedAt(problem.toStdString());
+  Expected<RunInputs> inputs = makeChosenInputs(job.choice, job.recordings.get(), prepared->runtime.plan());
+  if (!inputs) return failedAt(inputs.error());
   runtime::RuntimeOptions keep;
   keep.keepValues = true;
   keep.keepBudgetBytes = job.budget;
@@ -76,7 +72,7 @@ PreparedRun prepareRun(const PrepareJob& job, bool measure) {
     keep.afterOp = [m, rt, recordings = job.recordings](int op) { m->measureOp(*rt, op); };
     out.measurements = m;
   }
-  if (Status s = prepared->runtime.start(inputs.bound, keep); !s) return failedAt(s.message());
+  if (Status s = prepared->runtime.start(inputs->bound, keep); !s) return failedAt(s.error());
   out.run = std::move(prepared);
   return out;
 }

@@ -39,10 +39,10 @@ struct RunInputChoice {
   }
 };
 
-/// The inputs of `choice` for `plan` (exec/RunInputs.h); an error message on failure.
-/// `recordings` serves a Recorded choice (nullptr: none).
-QString makeChosenInputs(const RunInputChoice& choice, const ArchiveRecordings* recordings,
-                         const runtime::RuntimePlan& plan, RunInputs& out);
+/// The inputs of `choice` for `plan` (exec/RunInputs.h). `recordings` serves a Recorded choice
+/// (nullptr: none).
+Expected<RunInputs> makeChosenInputs(const RunInputChoice& choice, const ArchiveRecordings* recordings,
+                                     const runtime::RuntimePlan& plan);
 
 /// Everything a prepare job reads, taken on the UI thread and never changed afterwards.
 struct PrepareJob {

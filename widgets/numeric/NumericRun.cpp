@@ -166,10 +166,9 @@ QString NumericRun::saveInputs(const QString& path) {
     if (!prepared.error.isEmpty()) return prepared.error;
     plan = &prepared.run->runtime.plan();
   }
-  RunInputs inputs;
-  if (QString problem = makeChosenInputs(m_choice, m_recordings.get(), *plan, inputs); !problem.isEmpty())
-    return problem;
-  if (Status s = writeSafetensors(QFile::encodeName(path).toStdString(), inputs.tensors, std::nullopt); !s)
+  Expected<RunInputs> inputs = makeChosenInputs(m_choice, m_recordings.get(), *plan);
+  if (!inputs) return toQ(inputs.message());
+  if (Status s = writeSafetensors(QFile::encodeName(path).toStdString(), inputs->tensors, std::nullopt); !s)
     return toQ(s.message());
   return {};
 }
