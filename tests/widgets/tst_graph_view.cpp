@@ -722,6 +722,21 @@ void TestGraphView::mainWindowMenusAndPanels() {
   QVERIFY(window.recentFiles().startsWith(QStringLiteral("example:chain:1")));
   window.action(QStringLiteral("debug.step"))->trigger(); // F10 starts on the first node
   QCOMPARE(window.session()->currentNode(), QStringLiteral("x"));
+
+  // File ▸ Open Example lists the built-in models (chain:N asks for N) and opens the one chosen.
+  QMenu* examples = nullptr;
+  for (QMenu* menu : window.findChildren<QMenu*>())
+    if (menu->title().remove(QLatin1Char('&')) == QStringLiteral("Open Example")) examples = menu;
+  QVERIFY(examples);
+  QStringList listed;
+  for (QAction* a : examples->actions()) listed << a->text();
+  QStringList expected;
+  for (const std::string& name : lattice::exampleNames())
+    expected << (name == "chain:N" ? QStringLiteral("chain:N (synthetic)…") : QString::fromStdString(name));
+  QCOMPARE(listed, expected);
+  examples->actions().constFirst()->trigger();
+  QVERIFY(loaded.wait(60000));
+  QCOMPARE(window.session()->modelReference(), QStringLiteral("example:") + expected.constFirst());
 }
 
 QTEST_MAIN(TestGraphView)
