@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <system_error>
 
 extern char** environ;
 
@@ -29,6 +30,17 @@ std::string selfDir() {
   const std::string path = selfExe();
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+}
+
+ScratchDir::ScratchDir(const std::string& what)
+    : m_path(std::filesystem::temp_directory_path() / ("lattice-bench-" + what + "-" + std::to_string(::getpid()))) {
+  std::error_code ignored;
+  std::filesystem::create_directories(m_path, ignored);
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(m_path, ignored);
 }
 
 ProcessRun runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,

@@ -3,6 +3,7 @@
 /// and a child process's wall time and peak memory.
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@ double median(std::vector<double> v);
 /// This executable's path, and its directory (where lattice-cli and lattice-studio are built).
 std::string selfExe();
 std::string selfDir();
+
+/// A scratch directory of this process (`<tmp>/lattice-bench-<what>-<pid>`), removed with all it
+/// holds when the object goes.
+class ScratchDir {
+public:
+  explicit ScratchDir(const std::string& what);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return m_path; }
+
+private:
+  std::filesystem::path m_path;
+};
 
 /// What one child process did.
 struct ProcessRun {

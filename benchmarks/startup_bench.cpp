@@ -112,16 +112,8 @@ int startupBenchMain(int argc, char** argv) {
     std::cerr << "lattice-bench: --baseline " << baseline << ": not an executable\n";
     return 1;
   }
-  const fs::path scratch = fs::temp_directory_path() / ("lattice-bench-startup-" + std::to_string(::getpid()));
-  std::error_code ec;
-  fs::create_directories(scratch, ec);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{scratch};
+  const bench::ScratchDir dir("startup");
+  const fs::path& scratch = dir.path();
 
   std::string artifactLabel = artifact;
   if (artifact.empty()) {

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
-#include <system_error>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -40,15 +39,9 @@ struct Side {
 nlohmann::json studioVsCli(const std::string& model, std::int64_t points, int runs) {
   const std::string cli = selfDir() + "/lattice-cli", studio = selfDir() + "/lattice-studio";
   if (::access(studio.c_str(), X_OK) != 0) return {{"skipped", studio + " is not built"}};
-  const fs::path scratch = fs::temp_directory_path() / ("lattice-bench-studio-" + std::to_string(::getpid()));
+  const ScratchDir dir("studio");
+  const fs::path& scratch = dir.path();
   fs::create_directories(scratch / "config");
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{scratch};
   const std::string inputs = (scratch / "inputs.safetensors").string();
   const std::string outputs = (scratch / "outputs.safetensors").string();
   const std::string printed = (scratch / "printed.txt").string();
