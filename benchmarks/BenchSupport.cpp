@@ -33,7 +33,8 @@ std::string selfDir() {
 }
 
 ScratchDir::ScratchDir(const std::string& what)
-    : m_path(std::filesystem::temp_directory_path() / ("lattice-bench-" + what + "-" + std::to_string(::getpid()))) {
+    : m_path(std::filesystem::temp_directory_path() /
+             ("lattice-bench-" + what + "-" + std::to_string(::getpid()))) {
   std::error_code ignored;
   std::filesystem::create_directories(m_path, ignored);
 }
@@ -46,13 +47,16 @@ ScratchDir::~ScratchDir() {
 ProcessRun runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extraEnv,
                       const std::string& out, const std::string& err) {
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> envStrings;
-  for (char** e = environ; *e; ++e) envStrings.emplace_back(*e);
+  for (char** e = environ; *e; ++e)
+    envStrings.emplace_back(*e);
   envStrings.insert(envStrings.end(), extraEnv.begin(), extraEnv.end());
   std::vector<char*> env;
-  for (const std::string& e : envStrings) env.push_back(const_cast<char*>(e.c_str()));
+  for (const std::string& e : envStrings)
+    env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;

@@ -38,9 +38,9 @@ private:
 
 /// What one child process did.
 struct ProcessRun {
-  bool ok = false;         ///< it ran and exited 0
-  double wallMs = 0.0;     ///< from spawn to exit
-  double peakRssMb = 0.0;  ///< its peak resident set (ru_maxrss)
+  bool ok = false;        ///< it ran and exited 0
+  double wallMs = 0.0;    ///< from spawn to exit
+  double peakRssMb = 0.0; ///< its peak resident set (ru_maxrss)
 };
 
 /// Runs `argv` (argv[0] a path) with `extraEnv` added to the environment, its standard output

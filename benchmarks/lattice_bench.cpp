@@ -47,8 +47,8 @@ using namespace lattice;
 namespace {
 
 using bench::Clock;
-using bench::msSince;
 using bench::median;
+using bench::msSince;
 
 /// Median of `runs` timings of `fn` after one warm-up; aborts the process on failure. `fastest`,
 /// when given, receives the fastest of those runs.

@@ -32,8 +32,8 @@ using namespace lattice;
 namespace {
 
 using bench::Clock;
-using bench::msSince;
 using bench::median;
+using bench::msSince;
 
 [[noreturn]] void fail(const std::string& what, const std::string& message) {
   std::fprintf(stderr, "lattice-layout-bench: %s: %s\n", what.c_str(), message.c_str());

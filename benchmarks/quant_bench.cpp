@@ -29,8 +29,8 @@ using namespace lattice;
 namespace {
 
 using bench::Clock;
-using bench::msSince;
 using bench::median;
+using bench::msSince;
 
 int failWith(const std::string& what, const std::string& message) {
   std::cerr << "lattice-bench --quant-plan: " << what << ": " << message << "\n";

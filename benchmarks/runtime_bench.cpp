@@ -48,8 +48,8 @@ using namespace lattice;
 namespace {
 
 using bench::Clock;
-using bench::msSince;
 using bench::median;
+using bench::msSince;
 
 struct BenchCase {
   std::string name;
@@ -284,7 +284,8 @@ int runtimeBenchMain(int argc, char** argv) {
   nlohmann::json cases = nlohmann::json::array();
   for (const BenchCase& c : allCases()) {
     if (!casesArg.empty() && ("," + casesArg + ",").find("," + c.name + ",") == std::string::npos) continue;
-    const std::string command = "'" + bench::selfExe() + "' --runtime --one " + c.name + " --runs " + std::to_string(runs) +
+    const std::string command = "'" + bench::selfExe() + "' --runtime --one " + c.name + " --runs " +
+                                std::to_string(runs) +
                                 (threads > 0 ? " --threads " + std::to_string(threads) : "");
     FILE* pipe = ::popen(command.c_str(), "r");
     std::string output;
@@ -315,14 +316,15 @@ int runtimeBenchMain(int argc, char** argv) {
   }
   if (!cases.empty()) {
     std::printf("runtime on %d threads, BLAS: %s\n\n", runtime::threads(), runtime::blasLibrary().c_str());
-    std::printf("%-22s %8s %10s %10s %6s %9s %9s %6s %9s %9s %10s\n", "case", "points", "total ms", "map ms", "map%",
-                "conv GF/s", "roof GF/s", "roof%", "peak MB", "bound MB", "exact ms");
+    std::printf("%-22s %8s %10s %10s %6s %9s %9s %6s %9s %9s %10s\n", "case", "points", "total ms", "map ms",
+                "map%", "conv GF/s", "roof GF/s", "roof%", "peak MB", "bound MB", "exact ms");
     for (const nlohmann::json& r : cases)
       std::printf("%-22s %8lld %10.1f %10.1f %5.1f%% %9.2f %9.2f %5.0f%% %9.0f %9.0f %10.1f\n",
-                  r["name"].get<std::string>().c_str(), r["points"].get<long long>(), r["total_ms"].get<double>(),
-                  r["kernel_map_ms"].get<double>(), 100.0 * r["kernel_map_share"].get<double>(),
-                  r["conv_gflops"].get<double>(), r["roofline_gflops"].get<double>(),
-                  100.0 * r["roofline_share"].get<double>(), r["peak_rss_mb"].get<double>(), r["rss_bound_mb"].get<double>(),
+                  r["name"].get<std::string>().c_str(), r["points"].get<long long>(),
+                  r["total_ms"].get<double>(), r["kernel_map_ms"].get<double>(),
+                  100.0 * r["kernel_map_share"].get<double>(), r["conv_gflops"].get<double>(),
+                  r["roofline_gflops"].get<double>(), 100.0 * r["roofline_share"].get<double>(),
+                  r["peak_rss_mb"].get<double>(), r["rss_bound_mb"].get<double>(),
                   r["exact_ms"].get<double>());
   }
   auto find = [&](const char* name) -> const nlohmann::json* {
@@ -354,10 +356,11 @@ int runtimeBenchMain(int argc, char** argv) {
   } else if (!studio.is_null()) {
     std::printf("studio vs CLI, %s at %lld points (median of %d): peak RSS %.0f MB vs %.0f MB: ratio %.2fx "
                 "(target <= 1.5x); run %.0f ms vs %.0f ms: ratio %.2fx (target <= 1.2x)\n",
-                studio["model"].get<std::string>().c_str(), studio["points"].get<long long>(), studio["runs"].get<int>(),
-                studio["studio_peak_rss_mb"].get<double>(), studio["cli_peak_rss_mb"].get<double>(),
-                studio["memory_ratio"].get<double>(), studio["studio_run_ms"].get<double>(),
-                studio["cli_run_ms"].get<double>(), studio["time_ratio"].get<double>());
+                studio["model"].get<std::string>().c_str(), studio["points"].get<long long>(),
+                studio["runs"].get<int>(), studio["studio_peak_rss_mb"].get<double>(),
+                studio["cli_peak_rss_mb"].get<double>(), studio["memory_ratio"].get<double>(),
+                studio["studio_run_ms"].get<double>(), studio["cli_run_ms"].get<double>(),
+                studio["time_ratio"].get<double>());
   }
   std::printf("targets: conv >= 50%% of roofline on sparse_resunet42_100k; kernel maps <= 25%% of total; "
               "peak RSS <= bound (2 x (weights + two largest activations))\n");

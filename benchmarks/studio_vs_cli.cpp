@@ -49,17 +49,19 @@ nlohmann::json studioVsCli(const std::string& model, std::int64_t points, int ru
   const auto failed = [&](const std::string& what) {
     return nlohmann::json{{"error", what + ": " + readText(errors)}};
   };
-  if (!runProcess({cli, "run", model, "--random-inputs", std::to_string(points) + ":1", "--save-inputs", inputs, "-o",
-                   outputs},
+  if (!runProcess({cli, "run", model, "--random-inputs", std::to_string(points) + ":1", "--save-inputs",
+                   inputs, "-o", outputs},
                   {}, "/dev/null", errors)
            .ok)
     return failed("lattice-cli could not save inputs");
 
   // The studio headless, with settings of its own: the default values budget, no saved layout.
-  const std::vector<std::string> studioEnv = {"QT_QPA_PLATFORM=offscreen", "XDG_CONFIG_HOME=" + (scratch / "config").string()};
+  const std::vector<std::string> studioEnv = {"QT_QPA_PLATFORM=offscreen",
+                                              "XDG_CONFIG_HOME=" + (scratch / "config").string()};
   const std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> commands = {
       {{cli, "run", model, "--inputs", inputs, "-o", outputs}, {}},
-      {{studio, model, "--inputs", inputs, "--run", "--screenshot", (scratch / "window.png").string()}, studioEnv}};
+      {{studio, model, "--inputs", inputs, "--run", "--screenshot", (scratch / "window.png").string()},
+       studioEnv}};
   Side sides[2];
   // Run i of both before run i + 1 of either, so that a burst of load hits both alike; the first
   // pair warms the page cache and is not counted.

@@ -184,7 +184,7 @@ void MainWindow::createActions() {
     ModelFileDialog dialog(this, m_recent->lastDirectory());
     if (dialog.exec() == QDialog::Accepted && !dialog.chosen().isEmpty()) openModel(dialog.chosen());
   });
-  add("file.openArtifact", tr("Open &Artifact…"), QKeySequence(tr("Ctrl+Shift+O")), 
+  add("file.openArtifact", tr("Open &Artifact…"), QKeySequence(tr("Ctrl+Shift+O")),
       [this] { openArtifact(chooseArtifact(this, m_recent->lastArtifact(), m_recent->lastDirectory())); });
   // Reload: Ctrl+R is Run on Inputs and F5 Start; Ctrl+Shift+R reloads, as in browsers.
   add("file.reload", tr("&Reload"), QKeySequence(tr("Ctrl+Shift+R")), [this] { reloadTab(m_tabs->currentWidget()); });
@@ -256,7 +256,8 @@ void MainWindow::createMenus() {
   using Section = StudioDocument::MenuSection;
   QMenu* file = menuBar()->addMenu(tr("&File"));
   add(file, {"file.open"});
-  fillExamplesMenu(file->addMenu(tr("Open E&xample")), this, [this](const QString& example) { openModel(example); });
+  fillExamplesMenu(file->addMenu(tr("Open E&xample")), this,
+                   [this](const QString& example) { openModel(example); });
   add(file, {"file.openArtifact"});
   m_recent = new RecentFiles(file->addMenu(tr("&Recent Files")), m_artifacts->rememberedExport(), this);
   connect(m_recent, &RecentFiles::openRequested, this, &MainWindow::open);
@@ -527,7 +528,8 @@ CompareView* MainWindow::compareWithLastExport() {
 
 void MainWindow::openModel(const QString& reference) {
   if (reference.isEmpty()) return;
-  if (!reference.startsWith(QStringLiteral("example:"))) m_recent->setLastDirectory(QFileInfo(reference).absolutePath());
+  if (!reference.startsWith(QStringLiteral("example:")))
+    m_recent->setLastDirectory(QFileInfo(reference).absolutePath());
   m_session->openModel(reference);
 }
 

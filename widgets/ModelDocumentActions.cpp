@@ -43,7 +43,8 @@ void saveSetting(const QString& key, const QVariant& value) {
 /// The interpreter's next node as a node of the graph's grouping; -1 when not paused on one.
 int currentGroupedNode(const StudioSession* s, const GraphWidget* graph) {
   const GraphGrouping* grouping = graph->grouping();
-  if (!grouping || s->isRunning() || s->interpreterState() != StudioSession::InterpreterState::Paused) return -1;
+  if (!grouping || s->isRunning() || s->interpreterState() != StudioSession::InterpreterState::Paused)
+    return -1;
   return grouping->findNode(s->currentNode().toStdString());
 }
 
@@ -64,7 +65,8 @@ void stepOver(StudioSession* s, GraphWidget* graph) {
     s->step(); // one node (on a fresh session: start, paused on the first node)
     return;
   }
-  s->runUntil(nodeName(*graph->grouping(), stepOverTarget(*graph->grouping(), graph->expandedGroups(), current)));
+  s->runUntil(
+      nodeName(*graph->grouping(), stepOverTarget(*graph->grouping(), graph->expandedGroups(), current)));
 }
 
 /// F11: one node; when the next node is hidden in a collapsed group, enter the group instead:
@@ -76,7 +78,8 @@ void stepInto(StudioSession* s, GraphWidget* graph) {
     return;
   }
   const GraphGrouping& grouping = *graph->grouping();
-  graph->expandGroup(QString::fromStdString(grouping.groups()[std::size_t(grouping.nodes()[std::size_t(current)].group)].path));
+  graph->expandGroup(QString::fromStdString(
+      grouping.groups()[std::size_t(grouping.nodes()[std::size_t(current)].group)].path));
 }
 
 /// Shift+F11: run to the first node after the current node's innermost module group.
@@ -91,7 +94,8 @@ void stepOut(StudioSession* s, GraphWidget* graph) {
 // --- actions -----------------------------------------------------------------------------------
 
 void ModelDocument::createFileActions() {
-  QAction* load = makeAction(QStringLiteral("file.loadWeights"), tr("Load &Weights…"), QKeySequence(tr("Ctrl+Shift+L")));
+  QAction* load =
+      makeAction(QStringLiteral("file.loadWeights"), tr("Load &Weights…"), QKeySequence(tr("Ctrl+Shift+L")));
   connect(load, &QAction::triggered, m_weights, &WeightsLoader::chooseAndLoad);
   QAction* exportArtifact =
       makeAction(QStringLiteral("file.export"), tr("&Export Artifact…"), QKeySequence(tr("Ctrl+E")));
@@ -116,10 +120,11 @@ void ModelDocument::exportArtifact() {
 }
 
 void ModelDocument::exportImage() {
-  const QString lastDirectory = QSettings().value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
-  const QString path = QFileDialog::getSaveFileName(
-      window(), tr("Export Graph Image"), QDir(lastDirectory).filePath(QStringLiteral("graph.svg")),
-      tr("SVG image (*.svg);;PNG image (*.png)"));
+  const QString lastDirectory =
+      QSettings().value(QStringLiteral("paths/lastDirectory"), QDir::homePath()).toString();
+  const QString path = QFileDialog::getSaveFileName(window(), tr("Export Graph Image"),
+                                                    QDir(lastDirectory).filePath(QStringLiteral("graph.svg")),
+                                                    tr("SVG image (*.svg);;PNG image (*.png)"));
   if (path.isEmpty()) return;
   QString error;
   if (!m_graph->exportImage(path, &error))
@@ -130,7 +135,8 @@ void ModelDocument::exportImage() {
 
 void ModelDocument::createViewActions() {
   auto* layoutMode = new QActionGroup(this);
-  QAction* hierarchical = makeAction(QStringLiteral("view.hierarchical"), tr("&Hierarchical (module groups)"));
+  QAction* hierarchical =
+      makeAction(QStringLiteral("view.hierarchical"), tr("&Hierarchical (module groups)"));
   QAction* flat = makeAction(QStringLiteral("view.flat"), tr("F&lat"));
   for (QAction* a : {hierarchical, flat}) {
     a->setCheckable(true);
@@ -138,7 +144,8 @@ void ModelDocument::createViewActions() {
   }
   hierarchical->setChecked(true);
   connect(hierarchical, &QAction::toggled, m_graph, &GraphWidget::setHierarchical);
-  connect(hierarchical, &QAction::toggled, this, [](bool on) { saveSetting(QStringLiteral("options/hierarchical"), on); });
+  connect(hierarchical, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/hierarchical"), on); });
   // A refused flat view (too many nodes) goes back to module groups: so does the menu.
   connect(m_graph, &GraphWidget::hierarchicalChanged, this,
           [hierarchical, flat](bool on) { (on ? hierarchical : flat)->setChecked(true); });
@@ -151,21 +158,24 @@ void ModelDocument::createViewActions() {
   minimap->setCheckable(true);
   minimap->setChecked(true);
   connect(minimap, &QAction::toggled, view, &GraphView::setMinimapVisible);
-  connect(minimap, &QAction::toggled, this, [](bool on) { saveSetting(QStringLiteral("options/minimap"), on); });
+  connect(minimap, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/minimap"), on); });
   QAction* legend = makeAction(QStringLiteral("view.legend"), tr("&Legend"));
   legend->setCheckable(true);
   legend->setChecked(true);
   connect(legend, &QAction::toggled, view, &GraphView::setLegendVisible);
-  connect(legend, &QAction::toggled, this, [](bool on) { saveSetting(QStringLiteral("options/legend"), on); });
+  connect(legend, &QAction::toggled, this,
+          [](bool on) { saveSetting(QStringLiteral("options/legend"), on); });
 
   // Overlay: colour the model graph by time or by error against the recorded golden.
   m_overlayMenu = new QMenu(tr("&Overlay"), this);
   auto* overlays = new QActionGroup(this);
-  const std::pair<const char*, QString> modes[] = {{"view.overlayNone", tr("&None")},
-                                                   {"view.overlayTime", tr("&Time")},
-                                                   {"view.overlayAccuracy", tr("&Accuracy")},
-                                                   {"view.overlayQuantization", tr("&Quantization (plan's format)")},
-                                                   {"view.overlayQuantSensitivity", tr("Quantization &Sensitivity")}};
+  const std::pair<const char*, QString> modes[] = {
+      {"view.overlayNone", tr("&None")},
+      {"view.overlayTime", tr("&Time")},
+      {"view.overlayAccuracy", tr("&Accuracy")},
+      {"view.overlayQuantization", tr("&Quantization (plan's format)")},
+      {"view.overlayQuantSensitivity", tr("Quantization &Sensitivity")}};
   for (const auto& [id, text] : modes) {
     QAction* a = makeAction(QString::fromLatin1(id), text);
     a->setCheckable(true);
@@ -178,9 +188,9 @@ void ModelDocument::createViewActions() {
   QAction* threshold = makeAction(QStringLiteral("view.overlayThreshold"), tr("Accuracy &Threshold…"));
   connect(threshold, &QAction::triggered, this, [this] {
     bool ok = false;
-    const double t = QInputDialog::getDouble(window(), tr("Accuracy Threshold"),
-                                             tr("Relative L2 error above which a node diverges:"),
-                                             m_numeric->tolerance(), 0.0, 1e6, 8, &ok, Qt::WindowFlags(), 1e-5);
+    const double t = QInputDialog::getDouble(
+        window(), tr("Accuracy Threshold"), tr("Relative L2 error above which a node diverges:"),
+        m_numeric->tolerance(), 0.0, 1e6, 8, &ok, Qt::WindowFlags(), 1e-5);
     if (ok) m_numeric->setTolerance(t);
   });
   m_overlayMenu->addAction(threshold);
@@ -199,8 +209,9 @@ void ModelDocument::createViewActions() {
   depthMenu->addSeparator();
   depthMenu->addAction(graphAction(QStringLiteral("view.expandDepth")));
   auto* navigateMenu = new QMenu(tr("&Navigate Graph"), this);
-  const char* const navigation[] = {"view.expandGroup", "view.collapseGroup", nullptr,           "view.goProducer",
-                                    "view.goConsumer",  "view.previousSibling", "view.nextSibling"};
+  const char* const navigation[] = {"view.expandGroup", "view.collapseGroup", nullptr,
+                                    "view.goProducer",  "view.goConsumer",    "view.previousSibling",
+                                    "view.nextSibling"};
   for (const char* id : navigation) {
     if (id)
       navigateMenu->addAction(graphAction(QString::fromLatin1(id)));
@@ -232,7 +243,8 @@ void ModelDocument::createDebugActions() {
   StudioSession* s = m_session;
   // F5 as in every debugger: run from the start to the first breakpoint (or the end) when idle or
   // done, continue when paused.
-  QAction* start = makeAction(QStringLiteral("debug.start"), tr("&Start / Continue"), QKeySequence(Qt::Key_F5));
+  QAction* start =
+      makeAction(QStringLiteral("debug.start"), tr("&Start / Continue"), QKeySequence(Qt::Key_F5));
   connect(start, &QAction::triggered, this, [s] {
     if (s->isRunning()) return;
     if (s->interpreterState() == StudioSession::InterpreterState::Paused)
@@ -240,14 +252,15 @@ void ModelDocument::createDebugActions() {
     else
       s->startAndRun();
   });
-  QAction* restart =
-      makeAction(QStringLiteral("debug.restart"), tr("R&estart"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+  QAction* restart = makeAction(QStringLiteral("debug.restart"), tr("R&estart"),
+                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
   connect(restart, &QAction::triggered, s, &StudioSession::startInterpreter);
   // F10 / F11 / Shift+F11 over the module groups the graph shows (session/StepTargets.h).
   QAction* step = makeAction(QStringLiteral("debug.step"), tr("Step &Over"), QKeySequence(Qt::Key_F10));
   step->setToolTip(tr("Execute the next node, or the whole collapsed group it is in"));
   connect(step, &QAction::triggered, this, [this] { lattice::studio::stepOver(m_session, m_graph); });
-  QAction* stepInto = makeAction(QStringLiteral("debug.stepInto"), tr("Step &Into"), QKeySequence(Qt::Key_F11));
+  QAction* stepInto =
+      makeAction(QStringLiteral("debug.stepInto"), tr("Step &Into"), QKeySequence(Qt::Key_F11));
   stepInto->setToolTip(tr("Execute the next node; next to run in a collapsed group, expand it instead"));
   connect(stepInto, &QAction::triggered, this, [this] { lattice::studio::stepInto(m_session, m_graph); });
   QAction* stepOut =
@@ -265,19 +278,21 @@ void ModelDocument::createDebugActions() {
   QAction* stop = makeAction(QStringLiteral("debug.stop"), tr("St&op"), QKeySequence(Qt::SHIFT | Qt::Key_F5));
   connect(stop, &QAction::triggered, s, &StudioSession::stopInterpreter);
   // The Inputs table the interpreter and File ▸ Export share.
-  QAction* inputs = makeAction(QStringLiteral("debug.inputs"), tr("Edit &Inputs…"), QKeySequence(tr("Ctrl+I")));
+  QAction* inputs =
+      makeAction(QStringLiteral("debug.inputs"), tr("Edit &Inputs…"), QKeySequence(tr("Ctrl+I")));
   connect(inputs, &QAction::triggered, this, [this] { showInputSpecDialog(m_session, window()); });
 
-  const std::pair<QAction*, QIcon> icons[] = {{start, icons::start()},        {step, icons::step()},
-                                              {cont, icons::continueRun()},   {runTo, icons::runToCursor()},
-                                              {breakpoint, icons::breakpoint()}, {stop, icons::stop()}};
+  const std::pair<QAction*, QIcon> icons[] = {
+      {start, icons::start()},           {step, icons::step()},
+      {cont, icons::continueRun()},      {runTo, icons::runToCursor()},
+      {breakpoint, icons::breakpoint()}, {stop, icons::stop()}};
   for (const auto& [a, icon] : icons)
     a->setIcon(icon);
   start->setIconText(tr("Start"));
   runTo->setIconText(tr("Run to Node"));
   breakpoint->setIconText(tr("Breakpoint"));
-  m_debugActions = {start,      restart, step, stepInto,    stepOut, runTo,  cont,
-                    separator(), breakpoint, stop, separator(), inputs, separator()};
+  m_debugActions = {start,       restart,    step, stepInto,    stepOut, runTo,      cont,
+                    separator(), breakpoint, stop, separator(), inputs,  separator()};
   m_toolBar = {start, step, cont, runTo, breakpoint, stop};
 }
 
@@ -291,8 +306,9 @@ void ModelDocument::createNumericActions() {
   stepping->setToolTip(tr("Also execute each node's ops on the run inputs as the interpreter steps"));
   connect(stepping, &QAction::toggled, m_numeric, &NumericRun::setStepping);
   QAction* analyze = makeAction(QStringLiteral("debug.quantAnalyze"), tr("Analyze &Quantization"));
-  analyze->setToolTip(tr("Measure each layer's sensitivity to int8 / int4 on the run inputs and plan for the budget "
-                         "(the Quantization dock)"));
+  analyze->setToolTip(
+      tr("Measure each layer's sensitivity to int8 / int4 on the run inputs and plan for the budget "
+         "(the Quantization dock)"));
   connect(analyze, &QAction::triggered, this, [this] {
     if (auto* dock = window()->findChild<QDockWidget*>(QStringLiteral("quantizationDock"))) {
       dock->show();

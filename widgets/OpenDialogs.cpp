@@ -36,9 +36,11 @@ void fillExamplesMenu(QMenu* menu, QWidget* parent, const std::function<void(con
   for (const std::string& name : exampleNames()) {
     const QString n = QString::fromStdString(name);
     if (n.startsWith(QStringLiteral("chain:")))
-      QObject::connect(menu->addAction(tr("chain:N (synthetic)…")), &QAction::triggered, menu, [parent, open] {
-        if (const QString chosen = chooseChainExample(parent); !chosen.isEmpty()) open(chosen);
-      });
+      QObject::connect(menu->addAction(tr("chain:N (synthetic)…")), &QAction::triggered, menu,
+                       [parent, open] {
+                         if (const QString chosen = chooseChainExample(parent); !chosen.isEmpty())
+                           open(chosen);
+                       });
     else
       QObject::connect(menu->addAction(n), &QAction::triggered, menu,
                        [n, open] { open(QStringLiteral("example:") + n); });

@@ -27,7 +27,8 @@ public:
   void accept() override;
 
 protected:
-  DocumentFileDialog(QWidget* parent, const QString& title, const QString& directory, const QStringList& filters);
+  DocumentFileDialog(QWidget* parent, const QString& title, const QString& directory,
+                     const QStringList& filters);
   /// True when `path` is a directory that is a document of its own.
   virtual bool isDocumentDirectory(const QString& path) const = 0;
   /// What a chosen file stands for: the document directory it is part of, else itself.

@@ -27,9 +27,10 @@ void StatusBarFit::fit() {
   const QString message = m_bar->currentMessage();
   const int wanted = message.isEmpty() ? 0 : m_bar->fontMetrics().horizontalAdvance(message) + 24;
   const int rest = m_bar->width() - std::min(wanted, m_bar->width() * 2 / 3) - 24;
-  const int each =
-      message.isEmpty() ? QWIDGETSIZE_MAX : std::max(rest / int(labels.size()), labels.front()->minimumWidth());
-  for (QWidget* w : labels) w->setMaximumWidth(each);
+  const int each = message.isEmpty() ? QWIDGETSIZE_MAX
+                                     : std::max(rest / int(labels.size()), labels.front()->minimumWidth());
+  for (QWidget* w : labels)
+    w->setMaximumWidth(each);
 }
 
 bool StatusBarFit::eventFilter(QObject* watched, QEvent* event) {

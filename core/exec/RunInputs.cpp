@@ -25,10 +25,10 @@ Expected<RunInputs> makeRunInputs(const RunInputSpec& spec, const runtime::Runti
   switch (spec.source) {
   case RunInputSpec::Source::Recorded:
     if (!recordings || !recordings->inputs)
-      return Error{"the model has no recorded inputs (" + std::string(kArchiveInputsFile) + ")"};
+      return makeError("the model has no recorded inputs (" + std::string(kArchiveInputsFile) + ")");
     return fromSafetensors(*recordings->inputs);
   case RunInputSpec::Source::File: {
-    if (spec.file.empty()) return Error{"no inputs file given"};
+    if (spec.file.empty()) return makeError("no inputs file given");
     Expected<SafetensorsFile> file = SafetensorsFile::open(spec.file);
     if (!file) return file.error();
     return fromSafetensors(*file);

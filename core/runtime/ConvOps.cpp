@@ -256,11 +256,13 @@ void runConvolution(OpContext& ctx) {
     roundInPlace(biasCast, x.dtype);
   }
   const std::vector<float>* biasValues = b ? &biasCast : nullptr;
-  auto features = ctx.exact() ? compute<double>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype)
-                              : compute<float>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype);
+  auto features = ctx.exact()
+                      ? compute<double>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype)
+                      : compute<float>(ctx, *map, x, w_k.data, biasValues, cout, normalize, eps, dtype);
   ctx.setSparseResult(map->output, stride, dtype, map->output->rows(), cout, std::move(features));
   ctx.stats.edges = map->edges();
-  ctx.stats.flops = 2.0 * static_cast<double>(map->edges()) * static_cast<double>(x.channels) * static_cast<double>(cout);
+  ctx.stats.flops =
+      2.0 * static_cast<double>(map->edges()) * static_cast<double>(x.channels) * static_cast<double>(cout);
 }
 
 } // namespace lattice::runtime

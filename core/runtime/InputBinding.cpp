@@ -43,16 +43,22 @@ std::optional<DType> elementDType(const std::string& element) {
 Expected<Tensor> bindOne(const PlanArg& arg, const TensorData& data) {
   const ArtifactType& type = arg.def->type;
   const std::string name = "input '" + arg.abiName + "'";
-  if (!type.isRankedTensor()) return inputError(arg.abiName, name + ": the runtime binds ranked tensors, the argument is " + type.str());
+  if (!type.isRankedTensor())
+    return inputError(arg.abiName,
+                      name + ": the runtime binds ranked tensors, the argument is " + type.str());
   const std::optional<DType> want = elementDType(type.elementType);
-  if (!want) return inputError(arg.abiName, name + ": unsupported element type " + type.elementType + " in " + type.str());
+  if (!want)
+    return inputError(arg.abiName,
+                      name + ": unsupported element type " + type.elementType + " in " + type.str());
   if (data.dtype() != *want)
-    return inputError(arg.abiName, name + " must be " + std::string(dtypeName(*want)) + " (" + type.str() + "), got " +
-                     std::string(dtypeName(data.dtype())));
+    return inputError(arg.abiName, name + " must be " + std::string(dtypeName(*want)) + " (" + type.str() +
+                                       "), got " + std::string(dtypeName(data.dtype())));
   bool shapeOk = data.shape().size() == type.shape.size();
   for (std::size_t i = 0; shapeOk && i < type.shape.size(); ++i)
     shapeOk = type.shape[i] == kDynamicExtent || type.shape[i] == data.shape()[i];
-  if (!shapeOk) return inputError(arg.abiName, name + " has shape " + shapeText(data.shape()) + ", expected " + type.str());
+  if (!shapeOk)
+    return inputError(arg.abiName,
+                      name + " has shape " + shapeText(data.shape()) + ", expected " + type.str());
   Expected<Tensor> t = tensorFromData(data);
   if (!t) return inputError(arg.abiName, name + ": " + t.message());
   return t;
@@ -75,10 +81,10 @@ Status checkUniqueRows(const std::string& name, const std::vector<std::int64_t>&
     if (!i32(c[0]) || !i32(c[1]) || !i32(c[2]) || !i32(c[3])) continue;
     const auto [it, added] = first.try_emplace(std::make_pair(half(c[0], c[1]), half(c[2], c[3])), r);
     if (!added)
-      return inputError(name, "input '" + name + "' repeats coordinate (" + std::to_string(c[0]) + ", " + std::to_string(c[1]) +
-                       ", " + std::to_string(c[2]) + ", " + std::to_string(c[3]) + ") in active rows " +
-                       std::to_string(it->second) + " and " + std::to_string(r) +
-                       ": active coordinates must be unique");
+      return inputError(name, "input '" + name + "' repeats coordinate (" + std::to_string(c[0]) + ", " +
+                                  std::to_string(c[1]) + ", " + std::to_string(c[2]) + ", " +
+                                  std::to_string(c[3]) + ") in active rows " + std::to_string(it->second) +
+                                  " and " + std::to_string(r) + ": active coordinates must be unique");
   }
   return {};
 }

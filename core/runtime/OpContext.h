@@ -67,8 +67,9 @@ struct OpContext {
   void checkCancelled() const;
   /// Sets result 0 to a sparse tensor: `features`, `rows` rows of `channels`, on `coords` at
   /// `stride`; the op's row count is `rows`.
-  void setSparseResult(std::shared_ptr<const CoordSet> coords, const Triple& stride, DType dtype, std::int64_t rows,
-                       std::int64_t channels, std::shared_ptr<const std::vector<float>> features);
+  void setSparseResult(std::shared_ptr<const CoordSet> coords, const Triple& stride, DType dtype,
+                       std::int64_t rows, std::int64_t channels,
+                       std::shared_ptr<const std::vector<float>> features);
 };
 
 [[noreturn]] inline void fail(std::string message) { throw Exception{std::move(message)}; }

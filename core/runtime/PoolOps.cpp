@@ -78,7 +78,8 @@ std::shared_ptr<std::vector<float>> weightedMean(OpContext& ctx, const KernelMap
 
 void setResult(OpContext& ctx, const KernelMap& map, const Sparse& x, const Triple& stride,
                std::shared_ptr<std::vector<float>> features) {
-  ctx.setSparseResult(map.output, stride, ctx.resultDType(0), map.output->rows(), x.channels, std::move(features));
+  ctx.setSparseResult(map.output, stride, ctx.resultDType(0), map.output->rows(), x.channels,
+                      std::move(features));
 }
 
 } // namespace

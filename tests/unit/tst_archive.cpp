@@ -482,7 +482,7 @@ void TestArchive::invalidJson() {
   QVERIFY(m.find('\n') == std::string::npos);
 
   // Cut short inside an array, and inside a string: both say the file is truncated.
-  for (const std::string cut : {std::string("{\"format\": [1, 2"), std::string("{\"format\": \"latt")}) {
+  for (const std::string& cut : {std::string("{\"format\": [1, 2"), std::string("{\"format\": \"latt")}) {
     auto truncated = parseArchiveJson(cut, "model.json");
     QVERIFY(!truncated);
     QVERIFY2(truncated.message().find("(the file is truncated)") != std::string::npos, truncated.message().c_str());

@@ -227,8 +227,8 @@ void TestLoweredRun::failuresNameTheirNodeFromTheErrorsData() {
   atLine.line = line;
   QCOMPARE(failedNodeOf(l.lowering, atLine), std::string("blocks_1_0"));
   // The same place written in the text only: nothing is read from it.
-  const Error textOnly =
-      makeError("chain/graph.mlir:" + std::to_string(line) + ":5: error: 'lattice.subm_conv3d' op %x: input 'x_features'");
+  const Error textOnly = makeError("chain/graph.mlir:" + std::to_string(line) +
+                                   ":5: error: 'lattice.subm_conv3d' op %x: input 'x_features'");
   QCOMPARE(failedNodeOf(l.lowering, textOnly), std::string());
   // An error about an artifact input: the placeholder that owns it.
   Error aboutInput = makeError("an input error");

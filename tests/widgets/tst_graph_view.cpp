@@ -729,7 +729,8 @@ void TestGraphView::mainWindowMenusAndPanels() {
     if (menu->title().remove(QLatin1Char('&')) == QStringLiteral("Open Example")) examples = menu;
   QVERIFY(examples);
   QStringList listed;
-  for (QAction* a : examples->actions()) listed << a->text();
+  for (QAction* a : examples->actions())
+    listed << a->text();
   QStringList expected;
   for (const std::string& name : lattice::exampleNames())
     expected << (name == "chain:N" ? QStringLiteral("chain:N (synthetic)…") : QString::fromStdString(name));

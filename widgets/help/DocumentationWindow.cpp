@@ -15,9 +15,9 @@
 namespace lattice::studio {
 
 QString documentationFile() {
-  const QStringList candidates = {
-      QCoreApplication::applicationDirPath() + QStringLiteral("/../share/doc/lattice-studio/README.md"),
-      QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
+  const QStringList candidates = {QCoreApplication::applicationDirPath() +
+                                      QStringLiteral("/../share/doc/lattice-studio/README.md"),
+                                  QStringLiteral(LATTICE_SOURCE_DIR "/README.md")};
   for (const QString& path : candidates)
     if (QFileInfo::exists(path)) return QFileInfo(path).canonicalFilePath();
   return {};

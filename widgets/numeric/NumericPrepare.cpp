@@ -25,7 +25,9 @@ Expected<RunInputs> makeChosenInputs(const RunInputChoice& choice, const Archive
     break;
   case RunInputSource::File:
     if (choice.file.isEmpty())
-      return makeError(QCoreApplication::translate("NumericRun", "choose an inputs file (Debug ▸ Run Inputs…)").toStdString());
+      return makeError(
+          QCoreApplication::translate("NumericRun", "choose an inputs file (Debug ▸ Run Inputs…)")
+              .toStdString());
     spec = RunInputSpec::fromFile(QFile::encodeName(choice.file).toStdString());
     break;
   case RunInputSource::Random:
