@@ -153,19 +153,18 @@ void ModelDocument::createViewActions() {
     Q_EMIT statusMessage(tr("Flat view refused: %1. Showing module groups.").arg(message), 10000);
   });
 
+  // A shown-by-default part of the graph view, its choice saved as options/<name>.
   GraphView* view = m_graph->view();
-  QAction* minimap = makeAction(QStringLiteral("view.minimap"), tr("&Minimap"));
-  minimap->setCheckable(true);
-  minimap->setChecked(true);
-  connect(minimap, &QAction::toggled, view, &GraphView::setMinimapVisible);
-  connect(minimap, &QAction::toggled, this,
-          [](bool on) { saveSetting(QStringLiteral("options/minimap"), on); });
-  QAction* legend = makeAction(QStringLiteral("view.legend"), tr("&Legend"));
-  legend->setCheckable(true);
-  legend->setChecked(true);
-  connect(legend, &QAction::toggled, view, &GraphView::setLegendVisible);
-  connect(legend, &QAction::toggled, this,
-          [](bool on) { saveSetting(QStringLiteral("options/legend"), on); });
+  const auto viewToggle = [this, view](const QString& name, const QString& text, void (GraphView::*show)(bool)) {
+    QAction* a = makeAction(QStringLiteral("view.") + name, text);
+    a->setCheckable(true);
+    a->setChecked(true);
+    connect(a, &QAction::toggled, view, show);
+    connect(a, &QAction::toggled, this, [name](bool on) { saveSetting(QStringLiteral("options/") + name, on); });
+    return a;
+  };
+  QAction* minimap = viewToggle(QStringLiteral("minimap"), tr("&Minimap"), &GraphView::setMinimapVisible);
+  QAction* legend = viewToggle(QStringLiteral("legend"), tr("&Legend"), &GraphView::setLegendVisible);
 
   // Overlay: colour the model graph by time or by error against the recorded golden.
   m_overlayMenu = new QMenu(tr("&Overlay"), this);
